@@ -1,0 +1,71 @@
+"""Refusal thresholds on question sets with known expected behaviour.
+
+For every question, records the best dense (faiss) cosine and the term coverage of the top
+candidates, then prints, for a grid of thresholds, how many in-scope questions would be answered
+and how many out-of-scope questions refused. Use it to choose `refusal.min_score` and
+`refusal.min_coverage` for a pipeline.
+
+    python benchmarks/refusal_sweep.py examples/default.yaml examples/questions.jsonl
+    python benchmarks/refusal_sweep.py examples/default.yaml \
+        ../shared/data/medquad-cancergov/questions_dev.jsonl \
+        --out-of-scope ../shared/data/medquad-cancergov/out_of_scope_dev.jsonl \
+        --corpus ../shared/data/medquad-cancergov/corpus.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from criss_rag.engine import Engine
+from criss_rag.pipeline import Pipeline
+from criss_rag.plugins import PluginHost
+from criss_rag.types import Query
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("config")
+    parser.add_argument("questions", help="JSONL; a question is out of scope if expected == 'refuse'")
+    parser.add_argument("--out-of-scope", help="extra JSONL of questions that must be refused")
+    parser.add_argument("--corpus", help="JSONL corpus replacing the config's (jsonl loader)")
+    parser.add_argument("--signal", default="faiss")
+    args = parser.parse_args()
+
+    overrides = [f"loader={{name: jsonl, path: {json.dumps(str(Path(args.corpus).resolve()))}}}"] if args.corpus else []
+    overrides.append("refusal.min_coverage=0.0")  # measure coverage; decide nothing here
+    pipeline = Pipeline.from_file(args.config, PluginHost(), overrides, show_progress=True)
+    engine = Engine.open(pipeline, build_if_missing=True)
+    policy = pipeline.build(pipeline.config.one("refusal"))
+
+    rows = []
+    for path, forced_out in ((args.questions, False), (args.out_of_scope, True)):
+        if not path:
+            continue
+        for line in open(path, encoding="utf-8"):
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            query = Query(record["question"])
+            hits = engine.retrieve(query)
+            dense = max((h.signals.get(args.signal, float("-inf")) for h in hits), default=float("-inf"))
+            rows.append((forced_out or record.get("expected") == "refuse", dense, policy.coverage(query, hits),
+                         record.get("lang", "en")))
+
+    inside = [r for r in rows if not r[0]]
+    outside = [r for r in rows if r[0]]
+    print(f"{len(inside)} in-scope, {len(outside)} out-of-scope questions")
+    print(f"{'min_score':>9} {'min_cov':>7} {'answered in-scope':>18} {'refused out-of-scope':>21}")
+    for min_score in (0.0, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65):
+        for min_cov in (0.0, 0.3, 0.4, 0.5, 0.6):
+            def refused(row: tuple) -> bool:
+                return row[1] < min_score or row[2] < min_cov
+
+            answered = sum(not refused(r) for r in inside)
+            refused_out = sum(refused(r) for r in outside)
+            print(f"{min_score:>9.2f} {min_cov:>7.1f} {answered:>10}/{len(inside):<7} {refused_out:>13}/{len(outside):<7}")
+
+
+if __name__ == "__main__":
+    main()

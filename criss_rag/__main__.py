@@ -1,0 +1,3 @@
+from criss_rag.cli import main
+
+main()

@@ -1,0 +1,216 @@
+"""The core commands: ingest, ask, chat, plugins, validate, explain, demo, eval retrieval."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from criss_rag.cli.main import cli, host_from
+from criss_rag.cli.render import render_answer, render_plan, render_plugins, render_trace
+from criss_rag.engine import Engine
+from criss_rag.errors import ConfigError, DataError
+from criss_rag.ingest import ingest as run_ingest
+from criss_rag.pipeline import Pipeline
+
+CONFIG = click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
+SET = click.option("--set", "overrides", multiple=True, metavar="KEY.PATH=VALUE",
+                   help="Override a config value, e.g. --set retrievers.bm25.top_k=8 (repeatable).")
+
+
+def _pipeline(ctx: click.Context, config: Path, overrides: tuple[str, ...], progress: bool = False) -> Pipeline:
+    return Pipeline.from_file(config, host_from(ctx), overrides, show_progress=progress)
+
+
+@cli.command()
+@CONFIG
+@SET
+@click.option("--force", is_flag=True, help="Rebuild even if an index for this config and corpus exists.")
+@click.pass_context
+def ingest(ctx: click.Context, config: Path, overrides: tuple[str, ...], force: bool) -> None:
+    """Load, chunk and index the corpus the CONFIG names (atomic: a crash keeps the old index)."""
+    report = run_ingest(_pipeline(ctx, config, overrides, progress=True), force=force)
+    click.echo(report.summary())
+
+
+def _parse_filters(items: tuple[str, ...]) -> dict[str, Any]:
+    filters: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--filter {item!r}: expected KEY=VALUE, e.g. --filter lang=ko")
+        filters[key.strip()] = value.strip()
+    return filters
+
+
+@cli.command()
+@CONFIG
+@click.argument("question")
+@SET
+@click.option("--json", "as_json", is_flag=True, help="Print the whole Answer (text, citations, refusal, trace) as JSON.")
+@click.option("--filter", "filters", multiple=True, metavar="KEY=VALUE", help="Request-level filter read by filter components.")
+@click.option("--trace", "show_trace", is_flag=True, help="Also print the per-stage trace.")
+@click.pass_context
+def ask(ctx: click.Context, config: Path, question: str, overrides: tuple[str, ...], as_json: bool,
+        filters: tuple[str, ...], show_trace: bool) -> None:
+    """Answer QUESTION with citations (or a refusal with its reason)."""
+    engine = Engine.open(_pipeline(ctx, config, overrides))
+    answer = engine.ask(question, filters=_parse_filters(filters))
+    if as_json:
+        click.echo(answer.model_dump_json(indent=2))
+        return
+    click.echo(render_answer(answer))
+    if show_trace:
+        click.echo(render_trace(answer))
+
+
+@cli.command()
+@CONFIG
+@SET
+@click.pass_context
+def chat(ctx: click.Context, config: Path, overrides: tuple[str, ...]) -> None:
+    """Ask questions one after another (type `exit` or Ctrl-D to leave).
+
+    Each question is answered on its own; multi-turn memory arrives with the chat generators.
+    """
+    engine = Engine.open(_pipeline(ctx, config, overrides))
+    click.echo(f"criss-rag chat: {engine.pipeline.config.name} ({engine.manifest.chunks} chunks). Type `exit` to leave.")
+    while True:
+        try:
+            question = input("you> ")
+        except EOFError:
+            click.echo()
+            return
+        if question.strip().lower() in {"exit", "quit"}:
+            return
+        if question.strip():
+            click.echo(render_answer(engine.ask(question)))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_context
+def plugins(ctx: click.Context, as_json: bool) -> None:
+    """List installed plugins: name, version, components registered, hooks; and failures."""
+    host = host_from(ctx)
+    if as_json:
+        data = {
+            "plugins": [
+                {"name": i.name, "version": i.version, "distribution": i.distribution,
+                 "components": i.components, "hooks": i.hooks}
+                for i in sorted(host.plugins.values(), key=lambda i: i.name)
+            ],
+            "failures": [{"name": f.name, "stage": f.stage, "error": f.error} for f in host.failures],
+        }
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_plugins(host))
+
+
+@cli.command()
+@CONFIG
+@SET
+@click.pass_context
+def validate(ctx: click.Context, config: Path, overrides: tuple[str, ...]) -> None:
+    """Check CONFIG: every component registered, every key known, every env var set."""
+    pipeline = _pipeline(ctx, config, overrides)
+    click.echo(f"ok: {config} (pipeline {pipeline.config.name!r}, config hash {pipeline.config.config_hash()})")
+
+
+@cli.command()
+@CONFIG
+@SET
+@click.pass_context
+def explain(ctx: click.Context, config: Path, overrides: tuple[str, ...]) -> None:
+    """Print the resolved plan: every component with every default filled in (secrets as env refs)."""
+    pipeline = _pipeline(ctx, config, overrides)
+    plan = pipeline.config.plan()
+    plan["config_hash"] = pipeline.config.config_hash()
+    plan["plugins"] = pipeline.plugin_versions()
+    click.echo(render_plan(plan))
+
+
+@cli.command()
+@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Pipeline to demo (default: examples/default.yaml of the repository).")
+@click.pass_context
+def demo(ctx: click.Context, config: Path | None) -> None:
+    """Ingest the bundled example corpus and answer the sample questions, offline."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    config = config or examples / "default.yaml"
+    questions_file = config.parent / "demo_questions.txt"
+    if not config.is_file() or not questions_file.is_file():
+        raise DataError(f"the demo needs {config} and {questions_file} (run it from a clone of the repository)")
+    pipeline = _pipeline(ctx, config, (), progress=True)
+    click.echo(run_ingest(pipeline).summary())
+    engine = Engine.open(pipeline)
+    for question in questions_file.read_text(encoding="utf-8").splitlines():
+        if question.strip() and not question.startswith("#"):
+            click.echo(f"\n>>> {question}")
+            click.echo(render_answer(engine.ask(question)))
+
+
+@cli.group(name="eval")
+def eval_group() -> None:
+    """Evaluate pipelines."""
+
+
+@eval_group.command(name="retrieval")
+@CONFIG
+@click.option("--questions", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="JSONL with qid, question and gold ids (gold_doc_ids_any, gold_doc_ids or gold_doc_id).")
+@click.option("--corpus", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Use this corpus instead of the config's (indexed once per corpus fingerprint).")
+@click.option("--loader", default=None, help="Loader for --corpus (default: the one registered for its file suffix).")
+@click.option("--k", "k", type=int, default=5, show_default=True, help="Cut-off for recall@k.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write one JSON line per question here.")
+@SET
+@click.pass_context
+def eval_retrieval(ctx: click.Context, config: Path, questions: Path, corpus: Path | None, loader: str | None,
+                   k: int, out: Path | None, overrides: tuple[str, ...]) -> None:
+    """Run retrieval only for each question; print recall@K, MRR@10 and hit@1 as the last line."""
+    from tqdm import tqdm
+
+    from criss_rag.evaluation.retrieval import evaluate_question, read_questions, summarise
+
+    overrides = overrides + _corpus_overrides(ctx, config, corpus, loader)
+    pipeline = _pipeline(ctx, config, overrides, progress=True)
+    engine = Engine.open(pipeline, build_if_missing=True)
+    records = list(read_questions(questions))
+    results = []
+    sink = open(out, "w", encoding="utf-8") if out else None
+    try:
+        for record in tqdm(records, desc="questions", unit="q", file=sys.stderr, disable=not records):
+            result = evaluate_question(engine, record)
+            results.append(result)
+            if sink:
+                sink.write(result.to_json() + "\n")
+    finally:
+        if sink:
+            sink.close()
+    click.echo(summarise(results, k).line())
+
+
+def _corpus_overrides(ctx: click.Context, config: Path, corpus: Path | None, loader: str | None) -> tuple[str, ...]:
+    """``--set`` items that point the loader at ``corpus``, keeping the config's loader when it
+    reads that file type, else taking the registered loader that declares the suffix."""
+    if corpus is None:
+        return ()
+    registry = host_from(ctx).registry
+    if loader is None:
+        current = _pipeline(ctx, config, ()).config.one("loader")
+        if corpus.suffix in getattr(current.spec.factory, "suffixes", ()):
+            loader = current.name
+        else:
+            matches = [s.name for s in registry.specs("loader") if corpus.suffix in getattr(s.factory, "suffixes", ())]
+            if len(matches) != 1:
+                raise ConfigError(
+                    f"--corpus {corpus}: cannot tell which loader reads {corpus.suffix!r} files "
+                    f"(candidates: {', '.join(matches) or 'none'}); pass --loader NAME"
+                )
+            loader = matches[0]
+        click.echo(f"corpus: {corpus} (loader {loader})", err=True)
+    return (f"loader={{name: {loader}, path: {json.dumps(str(corpus.resolve()))}}}",)

@@ -1,0 +1,43 @@
+"""Human-readable output for answers, plans and plugin lists."""
+
+from __future__ import annotations
+
+import textwrap
+
+import yaml
+
+from criss_rag.plugins import PluginHost
+from criss_rag.types import Answer
+
+
+def render_answer(answer: Answer, *, width: int = 100) -> str:
+    if answer.refused:
+        return f"REFUSED ({answer.refusal_reason}): {answer.text}\n  why: {answer.refusal_detail}"
+    lines = [textwrap.fill(part, width) if part.isascii() else part for part in answer.text.splitlines()]
+    lines.append("")
+    lines.append("Sources:")
+    for c in answer.citations:
+        where = f" <{c.location}>" if c.location else ""
+        lines.append(f"  [{c.number}] {c.title or c.doc_id}{where} (doc {c.doc_id}, score {c.score:.3f})")
+    return "\n".join(lines)
+
+
+def render_trace(answer: Answer) -> str:
+    rows = [f"  {s.stage:<22} {s.component:<20} {s.n_in:>4} -> {s.n_out:<4} {s.ms:>9.1f} ms" for s in answer.trace.stages]
+    return "trace (stage, component, in -> out, time):\n" + "\n".join(rows)
+
+
+def render_plan(plan: dict) -> str:
+    return yaml.safe_dump(plan, sort_keys=False, allow_unicode=True)
+
+
+def render_plugins(host: PluginHost) -> str:
+    lines = []
+    for info in sorted(host.plugins.values(), key=lambda i: i.name):
+        lines.append(f"{info.name} {info.version} ({info.distribution})")
+        for kind, names in info.components.items():
+            lines.append(f"  {kind}: {', '.join(sorted(names))}")
+        lines.append(f"  hooks: {', '.join(info.hooks)}")
+    for failure in host.failures:
+        lines.append(f"FAILED {failure.name}: {failure.stage}: {failure.error}")
+    return "\n".join(lines) or "no plugins installed"

@@ -1,0 +1,287 @@
+"""Pipeline configs: YAML that names registered components, validated per component.
+
+A pipeline YAML has these top-level keys (see ``docs/yaml-reference.md``)::
+
+    name: demo                     # required
+    description: ...               # optional
+    index: {dir: .criss_rag/index} # where ingest writes (relative to the YAML file)
+    loader: {name: jsonl, path: corpus.jsonl}
+    chunker: {name: sections}
+    embedding: {name: minilm}      # optional: only if a component needs vectors
+    retrievers: [{name: bm25, top_k: 20}, {name: faiss, top_k: 20}]
+    fusion: {name: rrf}            # required when there is more than one retriever
+    filters: []
+    rerankers: []
+    refusal: {name: evidence-threshold, ...}
+    context: {name: numbered}
+    generator: {name: extractive}
+
+Each component is ``{name: REGISTERED_NAME, <param>: <value>, ...}`` (or just the name).
+Secrets are written ``{env: VAR_NAME}`` and resolved from the environment, never stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, SecretStr, ValidationError
+
+from criss_rag.config.yaml_source import line_of
+from criss_rag.errors import ConfigError
+from criss_rag.registry import ComponentSpec, Registry
+
+#: stage key in YAML -> (component kind, is a list, required)
+STAGES: dict[str, tuple[str, bool, bool]] = {
+    "loader": ("loader", False, True),
+    "chunker": ("chunker", False, True),
+    "embedding": ("embedding", False, False),
+    "retrievers": ("retriever", True, True),
+    "fusion": ("fusion", False, False),
+    "filters": ("filter", True, False),
+    "rerankers": ("reranker", True, False),
+    "refusal": ("refusal", False, False),
+    "context": ("context", False, True),
+    "generator": ("generator", False, True),
+}
+#: keys the engine reads itself, per list stage, with their defaults
+ENGINE_KEYS: dict[str, dict[str, Any]] = {"retrievers": {"label": None, "top_k": 20}}
+TOP_LEVEL = {"version", "name", "description", "index", *STAGES}
+#: stages whose settings decide what ingest writes (the index key hashes them)
+INGEST_STAGES = ("chunker", "embedding", "retrievers")
+
+
+@dataclass(frozen=True)
+class ComponentConfig:
+    """One configured component: where it sits, what it is, and its validated params."""
+
+    stage: str  # e.g. "generator" or "retrievers[1]"
+    kind: str
+    name: str
+    params: BaseModel
+    spec: ComponentSpec
+    options: dict[str, Any] = field(default_factory=dict)  # engine keys such as top_k
+    env_refs: dict[str, str] = field(default_factory=dict)  # param -> env var name
+
+    @property
+    def label(self) -> str:
+        return str(self.options.get("label") or self.name)
+
+    def plan(self) -> dict[str, Any]:
+        """Name, engine keys and every param with defaults filled in; secrets as env refs."""
+        params = self.params.model_dump(mode="json")
+        for key, var in self.env_refs.items():
+            params[key] = {"env": var}
+        return {"name": self.name, **self.options, **params}
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """A validated pipeline config."""
+
+    name: str
+    description: str
+    source: str
+    base_dir: Path
+    index_dir: Path
+    components: dict[str, ComponentConfig | list[ComponentConfig] | None]
+
+    def one(self, stage: str) -> ComponentConfig | None:
+        value = self.components.get(stage)
+        assert not isinstance(value, list), stage
+        return value
+
+    def many(self, stage: str) -> list[ComponentConfig]:
+        value = self.components.get(stage)
+        return value if isinstance(value, list) else []
+
+    def plan(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "index": {"dir": str(self.index_dir)}}
+        for stage, value in self.components.items():
+            if isinstance(value, list):
+                out[stage] = [item.plan() for item in value]
+            else:
+                out[stage] = value.plan() if value else None
+        return out
+
+    def config_hash(self) -> str:
+        return _hash(self.plan())
+
+    def ingest_signature(self) -> dict[str, Any]:
+        """The settings that decide what ingest builds (loader path excluded: the corpus
+        fingerprint covers the content)."""
+        plan = self.plan()
+        signature = {stage: plan.get(stage) for stage in INGEST_STAGES}
+        for item in signature["retrievers"] or []:
+            item.pop("top_k", None)
+        return signature
+
+
+def _hash(value: Any) -> str:
+    blob = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def parse_pipeline(raw: Any, registry: Registry, *, source: str, base_dir: Path) -> PipelineConfig:
+    """Validate raw YAML data against the registry; errors name file, line, stage, key."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: a pipeline config must be a YAML mapping (name:, loader:, ...)")
+
+    def where(path: tuple[Any, ...]) -> str:
+        line = line_of(raw, path)
+        return f"{source}:{line}" if line else source
+
+    unknown = sorted(set(raw) - TOP_LEVEL, key=str)
+    if unknown:
+        raise ConfigError(
+            f"{where((unknown[0],))}: unknown top-level key {unknown[0]!r}. "
+            f"Valid keys: {', '.join(sorted(TOP_LEVEL))}"
+        )
+    if raw.get("version", 1) != 1:
+        raise ConfigError(f"{where(('version',))}: unsupported config version {raw['version']!r}; use 1")
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(f"{where(('name',))}: the config needs a `name:` (a short string)")
+
+    components: dict[str, ComponentConfig | list[ComponentConfig] | None] = {}
+    for stage, (kind, is_list, required) in STAGES.items():
+        value = raw.get(stage)
+        if value is None:
+            if required:
+                raise ConfigError(
+                    f"{source}: stage {stage!r} is required; name a registered {kind}, e.g. "
+                    f"`{stage}: {'[' if is_list else ''}{{name: ...}}{']' if is_list else ''}`. "
+                    f"Registered {kind}s: {', '.join(registry.names(kind)) or '(none)'}"
+                )
+            components[stage] = [] if is_list else None
+            continue
+        if is_list:
+            if not isinstance(value, list):
+                raise ConfigError(f"{where((stage,))}: stage {stage!r} must be a list of components")
+            if required and not value:
+                raise ConfigError(f"{where((stage,))}: stage {stage!r} needs at least one {kind}")
+            items = [
+                _component(item, registry, kind, f"{stage}[{i}]", (stage, i), raw, where, stage)
+                for i, item in enumerate(value)
+            ]
+            labels = [item.label for item in items]
+            dupes = sorted({label for label in labels if labels.count(label) > 1})
+            if dupes:
+                raise ConfigError(
+                    f"{where((stage,))}: two {kind}s share the label {dupes[0]!r}; give each a "
+                    "distinct `label:`"
+                )
+            components[stage] = items
+        else:
+            components[stage] = _component(value, registry, kind, stage, (stage,), raw, where, stage)
+
+    if len(components["retrievers"]) > 1 and components["fusion"] is None:  # type: ignore[arg-type]
+        raise ConfigError(
+            f"{where(('retrievers',))}: {len(components['retrievers'])} retrievers but no `fusion:` "  # type: ignore[arg-type]
+            f"to merge them. Add one, e.g. `fusion: {{name: rrf}}`. "
+            f"Registered fusions: {', '.join(registry.names('fusion')) or '(none)'}"
+        )
+
+    index = raw.get("index") or {}
+    if not isinstance(index, dict) or set(index) - {"dir"}:
+        raise ConfigError(f"{where(('index',))}: `index:` takes one key, `dir:` (a folder path)")
+    index_dir = Path(os.path.expanduser(str(index.get("dir", ".criss_rag/index"))))
+    if not index_dir.is_absolute():
+        index_dir = base_dir / index_dir
+    return PipelineConfig(
+        name=name.strip(),
+        description=str(raw.get("description", "")),
+        source=source,
+        base_dir=base_dir,
+        index_dir=index_dir,
+        components=components,
+    )
+
+
+def _component(
+    value: Any,
+    registry: Registry,
+    kind: str,
+    stage: str,
+    path: tuple[Any, ...],
+    raw: Any,
+    where: Any,
+    stage_key: str,
+) -> ComponentConfig:
+    if isinstance(value, str):
+        value = {"name": value}
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        raise ConfigError(
+            f"{where(path)}: stage {stage}: expected a component, `{{name: <registered {kind}>, ...}}`"
+        )
+    name = value["name"]
+    spec = registry.get(kind, name, where=f"{where(path + ('name',))}: stage {stage}")
+    engine_defaults = ENGINE_KEYS.get(stage_key, {})
+    options = {key: value.get(key, default) for key, default in engine_defaults.items()}
+    if "top_k" in options and (not isinstance(options["top_k"], int) or options["top_k"] < 1):
+        raise ConfigError(f"{where(path + ('top_k',))}: stage {stage}: `top_k` must be a positive integer")
+    params_in: dict[str, Any] = {}
+    env_refs: dict[str, str] = {}
+    model = spec.params_model
+    for key, item in value.items():
+        if key == "name" or key in engine_defaults:
+            continue
+        if _is_env_ref(item):
+            var = item["env"]
+            if var not in os.environ:
+                raise ConfigError(
+                    f"{where(path + (key,))}: stage {stage}, {kind} {name!r}, key {key!r}: "
+                    f"environment variable {var} is not set. Set it first: export {var}=..."
+                )
+            env_refs[key] = var
+            params_in[key] = os.environ[var]
+        elif _is_secret(model, key) and item is not None:
+            raise ConfigError(
+                f"{where(path + (key,))}: stage {stage}, {kind} {name!r}, key {key!r} is a secret: "
+                f"write it as an environment reference, `{key}: {{env: VAR_NAME}}`, never inline"
+            )
+        else:
+            params_in[key] = item
+    try:
+        params = model.model_validate(params_in)
+    except ValidationError as exc:
+        raise ConfigError(_explain_validation(exc, model, spec, stage, path, where)) from None
+    return ComponentConfig(stage, kind, name, params, spec, options, env_refs)
+
+
+def _is_env_ref(value: Any) -> bool:
+    return isinstance(value, dict) and set(value) == {"env"} and isinstance(value["env"], str)
+
+
+def _is_secret(model: type[BaseModel], key: str) -> bool:
+    info = model.model_fields.get(key)
+    if info is None:
+        return False
+    annotation = info.annotation
+    return annotation is SecretStr or SecretStr in typing.get_args(annotation)
+
+
+def _explain_validation(
+    exc: ValidationError, model: type[BaseModel], spec: ComponentSpec, stage: str, path: tuple, where: Any
+) -> str:
+    lines = []
+    valid = ", ".join(sorted(model.model_fields)) or "(none: this component takes no options)"
+    for error in exc.errors():
+        loc = tuple(error["loc"])
+        key = ".".join(str(part) for part in loc) or "(params)"
+        head = f"{where(path + loc[:1])}: stage {stage}, {spec.kind} {spec.name!r}, key {key!r}"
+        if error["type"] == "extra_forbidden":
+            lines.append(f"{head}: unknown key. Valid keys: {valid}")
+        elif error["type"] == "missing":
+            lines.append(f"{head}: required key is missing")
+        else:
+            got = error.get("input")
+            lines.append(f"{head}: {error['msg']} (got {got!r})")
+    return "\n".join(lines)
+
+

@@ -1,0 +1,43 @@
+"""What a component factory receives besides its params."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+
+    from criss_rag.pipeline import Pipeline
+    from criss_rag.protocols import Analyzer
+
+
+class ComponentContext:
+    """Gives a component the shared resources the config names, and nothing else.
+
+    ``embedding()`` returns the pipeline's configured embedding model (an error if the config
+    names none: there is no hidden default), ``analyzer(name)`` a registered analyzer.
+    """
+
+    def __init__(self, pipeline: Pipeline, stage: str) -> None:
+        self._pipeline = pipeline
+        self.stage = stage
+
+    @property
+    def base_dir(self) -> Path:
+        """The folder of the config file; relative paths in params resolve against it."""
+        return self._pipeline.config.base_dir
+
+    @property
+    def show_progress(self) -> bool:
+        return self._pipeline.show_progress
+
+    def resolve_path(self, path: str | Path) -> Path:
+        path = Path(path).expanduser()
+        return path if path.is_absolute() else self.base_dir / path
+
+    def embedding(self) -> BaseEmbedding:
+        return self._pipeline.embedding(requested_by=self.stage)
+
+    def analyzer(self, spec: str | dict[str, Any]) -> Analyzer:
+        return self._pipeline.analyzer(spec, requested_by=self.stage)

@@ -1,0 +1,1 @@
+"""Evaluation: retrieval scoring now; experiments, metrics and judges build on it."""

@@ -1,0 +1,210 @@
+"""Hook specifications: the catalogue of what a criss_rag plugin can provide.
+
+Every hook here only *registers*: it receives a ``register`` callable and calls it once per
+component, ``register(name, factory)``. Per-query work never goes through the plugin manager; the
+engine calls the components directly through the typed protocols in :mod:`criss_rag.protocols`.
+
+A factory is a class (or callable) taking ``(params, ctx)``: ``params`` is an instance of the
+factory's ``Params`` pydantic model (validated from YAML, unknown keys rejected) and ``ctx`` is a
+:class:`criss_rag.context.ComponentContext`. A factory without ``Params`` takes no options.
+
+Example plugin module (registered under the entry-point group ``criss_rag``)::
+
+    from criss_rag import hookimpl
+
+    @hookimpl
+    def register_retrievers(register):
+        register("my-search", MySearchRetriever)
+
+``docs/plugin-hooks.md`` documents each hook with its exact signature; a test keeps it in sync.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    import click
+
+    from criss_rag.registry import Register
+
+PROJECT_NAME = "criss_rag"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+
+
+@hookspec
+def register_loaders(register: Register) -> None:
+    """Register corpus loaders (protocol :class:`~criss_rag.protocols.Loader`).
+
+    A loader turns a source (a file, a folder, an export) into LlamaIndex ``Document`` objects
+    with a stable ``doc_id`` and metadata such as ``title`` and ``url``.
+
+    :param register: call ``register(name, factory)`` for each loader.
+
+    Bundled: ``criss-rag-basic`` registers ``jsonl`` and ``ncc-json``.
+    """
+
+
+@hookspec
+def register_chunkers(register: Register) -> None:
+    """Register chunkers (protocol :class:`~criss_rag.protocols.Chunker`).
+
+    A chunker splits documents into ``TextNode`` chunks that keep the document's metadata and
+    point back to it (``ref_doc_id``), so every citation maps to a source document.
+
+    :param register: call ``register(name, factory)`` for each chunker.
+
+    Bundled: ``criss-rag-basic`` registers ``whole-document`` and ``sections``.
+    """
+
+
+@hookspec
+def register_embeddings(register: Register) -> None:
+    """Register embedding models (protocol :class:`~criss_rag.protocols.EmbeddingFactory`).
+
+    The factory returns a LlamaIndex ``BaseEmbedding``; components that need vectors (a dense
+    retriever) get it from ``ctx.embedding()``, never from LlamaIndex's global ``Settings``.
+
+    :param register: call ``register(name, factory)`` for each embedding model.
+
+    Bundled: ``criss-rag-minilm`` registers ``minilm`` (all-MiniLM-L6-v2, offline).
+    """
+
+
+@hookspec
+def register_analyzers(register: Register) -> None:
+    """Register text analyzers (protocol :class:`~criss_rag.protocols.Analyzer`).
+
+    An analyzer turns text into index terms (tokenising, normalising, stemming). Lexical
+    retrievers, the extractive generator and text metrics share them via ``ctx.analyzer(name)``.
+
+    :param register: call ``register(name, factory)`` for each analyzer.
+
+    Bundled: ``criss-rag-basic`` registers ``english`` and ``standard`` (English words plus
+    CJK character bigrams).
+    """
+
+
+@hookspec
+def register_retrievers(register: Register) -> None:
+    """Register retrievers (protocol :class:`~criss_rag.protocols.Retriever`).
+
+    A retriever builds its own index at ingest time (``build``), loads it at query time
+    (``load``) and returns scored ``NodeWithScore`` candidates for a query (``retrieve``).
+
+    :param register: call ``register(name, factory)`` for each retriever.
+
+    Bundled: ``criss-rag-bm25`` registers ``bm25``; ``criss-rag-faiss`` registers ``faiss``.
+    """
+
+
+@hookspec
+def register_fusions(register: Register) -> None:
+    """Register fusion methods (protocol :class:`~criss_rag.protocols.Fusion`).
+
+    Fusion merges the ranked lists of several retrievers into one ranking.
+
+    :param register: call ``register(name, factory)`` for each fusion method.
+
+    Bundled: ``criss-rag-basic`` registers ``rrf`` (reciprocal-rank fusion).
+    """
+
+
+@hookspec
+def register_filters(register: Register) -> None:
+    """Register post-retrieval filters (protocol :class:`~criss_rag.protocols.Filter`).
+
+    A filter drops candidates (e.g. by metadata, cancer type or diagnosis year); the trace
+    records how many went in and out.
+
+    :param register: call ``register(name, factory)`` for each filter.
+
+    Bundled: ``criss-rag-basic`` registers ``metadata``.
+    """
+
+
+@hookspec
+def register_rerankers(register: Register) -> None:
+    """Register rerankers (protocol :class:`~criss_rag.protocols.Reranker`).
+
+    A reranker re-scores and re-orders candidates without the power to invent new ones.
+
+    :param register: call ``register(name, factory)`` for each reranker.
+
+    Bundled: ``criss-rag-basic`` registers ``truncate`` (keeps the top n).
+    """
+
+
+@hookspec
+def register_refusal_policies(register: Register) -> None:
+    """Register refusal policies (protocol :class:`~criss_rag.protocols.RefusalPolicy`).
+
+    A policy decides, before any generation, whether the evidence is strong enough to answer.
+    When it refuses, the engine calls no generator.
+
+    :param register: call ``register(name, factory)`` for each policy.
+
+    Bundled: ``criss-rag-basic`` registers ``evidence-threshold``.
+    """
+
+
+@hookspec
+def register_context_builders(register: Register) -> None:
+    """Register context builders (protocol :class:`~criss_rag.protocols.ContextBuilder`).
+
+    A context builder picks and numbers the evidence passages the generator may cite.
+
+    :param register: call ``register(name, factory)`` for each context builder.
+
+    Bundled: ``criss-rag-basic`` registers ``numbered``.
+    """
+
+
+@hookspec
+def register_generators(register: Register) -> None:
+    """Register answer generators (protocol :class:`~criss_rag.protocols.Generator`).
+
+    A generator writes the answer from the numbered evidence, citing it as ``[n]``.
+
+    :param register: call ``register(name, factory)`` for each generator.
+
+    Bundled: ``criss-rag-basic`` registers ``extractive`` (no LLM: it quotes evidence sentences).
+    """
+
+
+@hookspec
+def register_judges(register: Register) -> None:
+    """Register judges (protocol :class:`~criss_rag.protocols.Judge`).
+
+    A judge grades an answer (e.g. an LLM rubric). A judge that cannot parse its own verdict
+    reports that as a failure, never as a score of zero.
+
+    :param register: call ``register(name, factory)`` for each judge.
+
+    Bundled: none yet (the evaluation plugins add them).
+    """
+
+
+@hookspec
+def register_metrics(register: Register) -> None:
+    """Register evaluation metrics (protocol :class:`~criss_rag.protocols.Metric`).
+
+    A metric computes named values for one evaluated record (question, answer, gold data).
+
+    :param register: call ``register(name, factory)`` for each metric.
+
+    Bundled: ``criss-rag-basic`` registers ``retrieval`` (recall@k, MRR@10, hit@1).
+    """
+
+
+@hookspec
+def register_commands(cli: click.Group) -> None:
+    """Add sub-commands to the ``criss-rag`` command line.
+
+    :param cli: the root ``click.Group``; call ``cli.add_command(command)``.
+
+    Bundled: none; the core commands live in :mod:`criss_rag.cli`.
+    """

@@ -1,0 +1,108 @@
+"""A validated config turned into live components, built lazily and once each."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from criss_rag.config import ComponentConfig, PipelineConfig, load_pipeline_config
+from criss_rag.context import ComponentContext
+from criss_rag.errors import ComponentError, ConfigError, CrissRagError
+from criss_rag.llama_settings import guard_llama_settings
+from criss_rag.plugins import PluginHost
+
+
+class Pipeline:
+    """Components of one config. ``Engine`` answers with them; ``ingest`` builds the index."""
+
+    def __init__(self, config: PipelineConfig, host: PluginHost, *, show_progress: bool = False) -> None:
+        guard_llama_settings()
+        self.config = config
+        self.host = host
+        self.show_progress = show_progress
+        self._built: dict[str, Any] = {}
+        self._analyzers: dict[str, Any] = {}
+
+    @classmethod
+    def from_file(
+        cls, path: str | Path, host: PluginHost, overrides: Iterable[str] = (), *, show_progress: bool = False
+    ) -> Pipeline:
+        return cls(load_pipeline_config(path, host.registry, overrides), host, show_progress=show_progress)
+
+    # -- component construction ----------------------------------------------------------------
+    def build(self, cc: ComponentConfig) -> Any:
+        if cc.stage not in self._built:
+            self._built[cc.stage] = self._construct(cc.stage, cc.spec, cc.params)
+        return self._built[cc.stage]
+
+    def _construct(self, stage: str, spec: Any, params: Any) -> Any:
+        try:
+            return spec.factory(params, ComponentContext(self, stage))
+        except CrissRagError:
+            raise
+        except Exception as exc:
+            raise ComponentError(
+                f"stage {stage}: {spec.kind} {spec.name!r} (plugin {spec.plugin!r}) failed to start: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+
+    def call(self, stage: str, component: str, method: Any, *args: Any) -> Any:
+        """Run one component method; unexpected errors name the stage and the component."""
+        try:
+            return method(*args)
+        except CrissRagError:
+            raise
+        except Exception as exc:
+            raise ComponentError(
+                f"stage {stage}: component {component!r} failed: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    def one(self, stage: str) -> Any | None:
+        cc = self.config.one(stage)
+        return self.build(cc) if cc else None
+
+    def many(self, stage: str) -> list[tuple[ComponentConfig, Any]]:
+        return [(cc, self.build(cc)) for cc in self.config.many(stage)]
+
+    # -- shared resources ------------------------------------------------------------------------
+    def embedding(self, *, requested_by: str) -> Any:
+        cc = self.config.one("embedding")
+        if cc is None:
+            raise ConfigError(
+                f"{self.config.source}: stage {requested_by} needs an embedding model, but the config "
+                "names none. Add one, e.g. `embedding: {name: minilm}`. Registered embeddings: "
+                f"{', '.join(self.host.registry.names('embedding')) or '(none)'}"
+            )
+        return self.build(cc)
+
+    def analyzer(self, spec: str | dict[str, Any], *, requested_by: str) -> Any:
+        if isinstance(spec, str):
+            spec = {"name": spec}
+        name = spec.get("name")
+        where = f"{self.config.source}: stage {requested_by}, analyzer"
+        key = repr(sorted(spec.items()))
+        if key not in self._analyzers:
+            component = self.host.registry.get("analyzer", str(name), where=where)
+            try:
+                params = component.params_model.model_validate({k: v for k, v in spec.items() if k != "name"})
+            except ValidationError as exc:
+                raise ConfigError(f"{where} {name!r}: {exc.errors()[0]['msg']} ({exc.errors()[0]['loc']})") from None
+            self._analyzers[key] = self._construct(f"{requested_by} analyzer", component, params)
+        return self._analyzers[key]
+
+    def plugin_versions(self) -> dict[str, str]:
+        """Versions of the plugins whose components this pipeline uses."""
+        used = {cc.spec.plugin for cc in self._all_components()}
+        return {name: version for name, version in self.host.versions().items() if name in used}
+
+    def _all_components(self) -> list[ComponentConfig]:
+        out: list[ComponentConfig] = []
+        for value in self.config.components.values():
+            if isinstance(value, list):
+                out.extend(value)
+            elif value is not None:
+                out.append(value)
+        return out

@@ -1,0 +1,166 @@
+"""Plugin discovery and registration.
+
+Plugins are found through the entry-point group ``criss_rag``; the bundled plugins in ``plugins/``
+are ordinary distributions found the same way. Loading fails soft: a plugin that raises on import
+or while registering is reported by name and skipped, unless ``CRISS_RAG_STRICT_PLUGINS=1``.
+``CRISS_RAG_LOAD_PLUGINS=a,b`` loads only the named plugins.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+import pluggy
+
+from criss_rag import hookspecs
+from criss_rag.errors import PluginError
+from criss_rag.registry import KINDS, Registry
+
+ENTRY_POINT_GROUP = "criss_rag"
+STRICT_ENV = "CRISS_RAG_STRICT_PLUGINS"
+ONLY_ENV = "CRISS_RAG_LOAD_PLUGINS"
+
+
+@dataclass
+class PluginInfo:
+    """A loaded plugin, as ``criss-rag plugins`` shows it."""
+
+    name: str
+    version: str
+    distribution: str
+    hooks: list[str] = field(default_factory=list)
+    components: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PluginFailure:
+    """A plugin that could not be loaded, and why."""
+
+    name: str
+    stage: str  # "import", "register" or "conflict"
+    error: str
+
+    def message(self) -> str:
+        return f"plugin {self.name!r} failed at {self.stage}: {self.error}"
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _env_list(name: str) -> set[str] | None:
+    raw = os.environ.get(name, "").strip()
+    return {item.strip() for item in raw.split(",") if item.strip()} if raw else None
+
+
+class PluginHost:
+    """Owns a fresh pluggy ``PluginManager`` and the component :class:`Registry` built from it.
+
+    Tests build their own hosts; nothing here is a module-level global.
+    """
+
+    def __init__(
+        self,
+        *,
+        strict: bool | None = None,
+        only: Iterable[str] | None = None,
+        use_entry_points: bool = True,
+        extra_plugins: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.strict = _env_flag(STRICT_ENV) if strict is None else strict
+        self.only = set(only) if only is not None else _env_list(ONLY_ENV)
+        self.pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        self.pm.add_hookspecs(hookspecs)
+        self.registry = Registry()
+        self.plugins: dict[str, PluginInfo] = {}
+        self.failures: list[PluginFailure] = []
+        candidates: list[tuple[str, str, str, Callable[[], Any]]] = []
+        if use_entry_points:
+            for ep in entry_points(group=ENTRY_POINT_GROUP):
+                dist = ep.dist.name if ep.dist else "?"
+                version = ep.dist.version if ep.dist else "?"
+                candidates.append((ep.name, dist, version, _loader(ep)))
+        for name, obj in (extra_plugins or {}).items():
+            candidates.append((name, "(in-process)", "0", lambda obj=obj: obj))
+        self._load(candidates)
+
+    # -- loading ---------------------------------------------------------------------------
+    def _fail(self, name: str, stage: str, error: str) -> None:
+        failure = PluginFailure(name, stage, error)
+        if self.strict:
+            raise PluginError(
+                failure.message() + f"\n(strict mode: {STRICT_ENV}=1 makes any plugin failure fatal)"
+            )
+        self.failures.append(failure)
+
+    def _load(self, candidates: list[tuple[str, str, str, Callable[[], Any]]]) -> None:
+        seen = {name for name, *_ in candidates}
+        for wanted in sorted((self.only or set()) - seen):
+            self._fail(wanted, "import", f"not installed (named in {ONLY_ENV})")
+        for name, dist, version, load in candidates:
+            if self.only is not None and name not in self.only:
+                continue
+            try:
+                module = load()
+                self.pm.register(module, name=name)
+                self.pm.check_pending()
+            except Exception as exc:  # a broken plugin must not take the CLI down
+                if self.pm.get_plugin(name) is not None:
+                    self.pm.unregister(name=name)
+                self._fail(name, "import", _describe(exc))
+                continue
+            self._register_components(name, dist, version)
+
+    def _register_components(self, name: str, dist: str, version: str) -> None:
+        plugin = self.pm.get_plugin(name)
+        info = PluginInfo(name=name, version=version, distribution=dist)
+        staged: list[tuple[str, str, Callable[..., Any]]] = []
+        for kind, hook_name in KINDS.items():
+            for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
+                if impl.plugin is not plugin:
+                    continue
+                info.hooks.append(hook_name)
+
+                def register(comp_name: str, factory: Callable[..., Any], kind: str = kind) -> None:
+                    staged.append((kind, comp_name, factory))
+
+                try:
+                    impl.function(register=register)
+                except Exception as exc:
+                    self.pm.unregister(name=name)
+                    self._fail(name, "register", f"{hook_name} raised {_describe(exc)}")
+                    return
+        for impl in self.pm.hook.register_commands.get_hookimpls():
+            if impl.plugin is plugin:
+                info.hooks.append("register_commands")
+        for kind, comp_name, factory in staged:
+            try:
+                self.registry.add(kind, comp_name, factory, plugin=name)
+            except PluginError as exc:
+                self._fail(name, "conflict" if "twice" in str(exc) else "register", str(exc))
+                continue
+            info.components.setdefault(kind, []).append(comp_name)
+        self.plugins[name] = info
+
+    # -- queries -----------------------------------------------------------------------------
+    def versions(self) -> dict[str, str]:
+        return {name: info.version for name, info in sorted(self.plugins.items())}
+
+    def report_failures(self, echo: Callable[[str], None]) -> None:
+        for failure in self.failures:
+            echo(f"warning: {failure.message()} (skipped; set {STRICT_ENV}=1 to make this fatal)")
+
+
+def _loader(ep: EntryPoint) -> Callable[[], Any]:
+    return ep.load
+
+
+def _describe(exc: BaseException) -> str:
+    frame = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    where = f" ({frame[0].filename}:{frame[0].lineno})" if frame else ""
+    return f"{type(exc).__name__}: {exc}{where}"

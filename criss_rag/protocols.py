@@ -1,0 +1,105 @@
+"""One typed ``Protocol`` per component kind.
+
+Hooks (see :mod:`criss_rag.hookspecs`) only register factories; the objects those factories build
+must satisfy these protocols. A type checker can verify a component against them, which pluggy
+cannot do for hook implementations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from llama_index.core.schema import BaseNode, Document, NodeWithScore, TextNode
+from llama_index.core.storage.docstore import BaseDocumentStore
+
+from criss_rag.types import Answer, Context, Generation, Hit, Query, Refusal
+
+
+@runtime_checkable
+class Loader(Protocol):
+    """Reads a corpus source into documents with stable ``doc_id`` s."""
+
+    def load(self) -> Iterable[Document]: ...
+
+
+@runtime_checkable
+class Chunker(Protocol):
+    """Splits documents into chunks that keep ``doc_id`` and the document's metadata."""
+
+    def chunk(self, documents: Sequence[Document]) -> list[TextNode]: ...
+
+
+@runtime_checkable
+class Analyzer(Protocol):
+    """Turns text into index terms."""
+
+    def analyze(self, text: str) -> list[str]: ...
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """Owns an index: builds it at ingest, loads it at query time, retrieves from it."""
+
+    def build(self, nodes: Sequence[BaseNode], directory: Path) -> None: ...
+
+    def load(self, directory: Path, docstore: BaseDocumentStore) -> None: ...
+
+    def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]: ...
+
+
+@runtime_checkable
+class Fusion(Protocol):
+    """Merges several retrievers' ranked lists (keyed by retriever label) into one."""
+
+    def fuse(self, query: Query, ranked: Mapping[str, list[Hit]]) -> list[Hit]: ...
+
+
+@runtime_checkable
+class Filter(Protocol):
+    """Keeps the candidates that satisfy a constraint."""
+
+    def apply(self, query: Query, hits: list[Hit]) -> list[Hit]: ...
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Re-scores and re-orders candidates."""
+
+    def rerank(self, query: Query, hits: list[Hit]) -> list[Hit]: ...
+
+
+@runtime_checkable
+class RefusalPolicy(Protocol):
+    """Returns a :class:`Refusal` when the evidence is not strong enough, else ``None``."""
+
+    def decide(self, query: Query, hits: list[Hit]) -> Refusal | None: ...
+
+
+@runtime_checkable
+class ContextBuilder(Protocol):
+    """Numbers the evidence the generator may cite."""
+
+    def build(self, query: Query, hits: list[Hit]) -> Context: ...
+
+
+@runtime_checkable
+class Generator(Protocol):
+    """Writes the answer from the context, citing evidence as ``[n]``."""
+
+    def generate(self, query: Query, context: Context) -> Generation: ...
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Grades an answer; returns named scores (and flags as 0/1 scores)."""
+
+    def judge(self, question: Mapping[str, Any], answer: Answer) -> Mapping[str, float]: ...
+
+
+@runtime_checkable
+class Metric(Protocol):
+    """Computes named values for one evaluated question."""
+
+    def compute(self, question: Mapping[str, Any], answer: Answer) -> Mapping[str, float]: ...

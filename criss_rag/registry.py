@@ -1,0 +1,119 @@
+"""The component registry: which plugin registered which component under which name."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from criss_rag.errors import ConfigError, PluginError
+
+#: Component kinds, in pipeline order, each with the hook that registers it.
+KINDS: dict[str, str] = {
+    "loader": "register_loaders",
+    "chunker": "register_chunkers",
+    "embedding": "register_embeddings",
+    "analyzer": "register_analyzers",
+    "retriever": "register_retrievers",
+    "fusion": "register_fusions",
+    "filter": "register_filters",
+    "reranker": "register_rerankers",
+    "refusal": "register_refusal_policies",
+    "context": "register_context_builders",
+    "generator": "register_generators",
+    "judge": "register_judges",
+    "metric": "register_metrics",
+}
+
+
+class NoParams(BaseModel):
+    """Params model of a component that takes no options."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Register(Protocol):
+    """The callable a registration hook receives."""
+
+    def __call__(self, name: str, factory: Callable[..., Any]) -> None: ...
+
+
+@dataclass(frozen=True)
+class ComponentSpec:
+    """A registered component: its kind, name, factory and the plugin that registered it."""
+
+    kind: str
+    name: str
+    factory: Callable[..., Any]
+    plugin: str
+
+    @property
+    def params_model(self) -> type[BaseModel]:
+        return getattr(self.factory, "Params", NoParams)
+
+    @property
+    def summary(self) -> str:
+        doc = inspect.getdoc(self.factory) or ""
+        return doc.strip().splitlines()[0] if doc.strip() else ""
+
+
+class Registry:
+    """Components by kind and name. Built fresh by each :class:`~criss_rag.plugins.PluginHost`."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, dict[str, ComponentSpec]] = {kind: {} for kind in KINDS}
+        # names two plugins both claimed: usable by neither, so nothing is picked silently
+        self._conflicts: dict[tuple[str, str], str] = {}
+
+    def add(self, kind: str, name: str, factory: Callable[..., Any], plugin: str) -> None:
+        if kind not in self._specs:
+            raise PluginError(f"plugin {plugin!r}: unknown component kind {kind!r}")
+        if not isinstance(name, str) or not name or name != name.strip():
+            raise PluginError(f"plugin {plugin!r} registered a {kind} with an invalid name {name!r}")
+        if not callable(factory):
+            raise PluginError(f"plugin {plugin!r}: {kind} {name!r} factory is not callable")
+        params = getattr(factory, "Params", NoParams)
+        if not (isinstance(params, type) and issubclass(params, BaseModel)):
+            raise PluginError(f"plugin {plugin!r}: {kind} {name!r}.Params must be a pydantic model")
+        if params.model_config.get("extra") != "forbid":
+            raise PluginError(
+                f"plugin {plugin!r}: {kind} {name!r}.Params must set "
+                "model_config = ConfigDict(extra='forbid') so unknown YAML keys are rejected"
+            )
+        existing = self._specs[kind].pop(name, None)
+        if existing is not None or (kind, name) in self._conflicts:
+            first = existing.plugin if existing else self._conflicts[(kind, name)]
+            message = (
+                f"{kind} {name!r} is registered twice: by plugin {first!r} and by plugin "
+                f"{plugin!r}. Uninstall one, or load only the plugins you want with "
+                "CRISS_RAG_LOAD_PLUGINS=name1,name2"
+            )
+            self._conflicts[(kind, name)] = first
+            raise PluginError(message)
+        self._specs[kind][name] = ComponentSpec(kind, name, factory, plugin)
+
+    def get(self, kind: str, name: str, *, where: str = "") -> ComponentSpec:
+        specs = self._specs[kind]
+        if name in specs:
+            return specs[name]
+        prefix = f"{where}: " if where else ""
+        if (kind, name) in self._conflicts:
+            raise ConfigError(
+                f"{prefix}{kind} {name!r} is registered by more than one plugin "
+                f"({self._conflicts[(kind, name)]!r} and another); see `criss-rag plugins`"
+            )
+        valid = ", ".join(sorted(specs)) or "(none: is the plugin that provides it installed?)"
+        raise ConfigError(
+            f"{prefix}unknown {kind} {name!r}. Registered {kind}s: {valid}. "
+            "Run `criss-rag plugins` to see which plugin provides what."
+        )
+
+    def names(self, kind: str) -> list[str]:
+        return sorted(self._specs[kind])
+
+    def specs(self, kind: str | None = None) -> list[ComponentSpec]:
+        kinds = [kind] if kind else list(KINDS)
+        return [spec for k in kinds for _, spec in sorted(self._specs[k].items())]

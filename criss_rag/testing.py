@@ -1,0 +1,342 @@
+"""Test helpers for criss_rag and its plugin authors: fake components of every kind, a tiny
+corpus, a plugin host with extra plugins, and a one-call way to run a pipeline from YAML text.
+
+Example::
+
+    from criss_rag.testing import TINY_CORPUS, run_pipeline
+
+    def test_my_generator(tmp_path):
+        answer = run_pipeline(YAML, "What is liver cancer?", tmp_path, plugins={"mine": my_plugin})
+        assert answer.citations
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.schema import BaseNode, Document, MetadataMode, NodeWithScore, TextNode
+from llama_index.core.storage.docstore import BaseDocumentStore
+from pydantic import BaseModel, ConfigDict, Field
+
+from criss_rag import hookimpl
+from criss_rag.config import parse_pipeline_text
+from criss_rag.context import ComponentContext
+from criss_rag.engine import Engine
+from criss_rag.ingest import ingest
+from criss_rag.pipeline import Pipeline
+from criss_rag.plugins import PluginHost
+from criss_rag.text import split_sentences
+from criss_rag.types import Answer, Context, Generation, Hit, Query, Refusal
+
+#: Six short documents, one per cancer of the Korean system, written for tests.
+TINY_CORPUS: list[dict[str, str]] = [
+    {"doc_id": "liver", "title": "Liver cancer", "text": "Liver cancer starts in liver cells. Hepatitis B infection raises the risk of liver cancer."},
+    {"doc_id": "colorectal", "title": "Colorectal cancer", "text": "Colorectal cancer grows in the colon or rectum. A colonoscopy can find colorectal polyps early."},
+    {"doc_id": "gastric", "title": "Stomach cancer", "text": "Stomach cancer begins in the stomach lining. Endoscopy is the main test for stomach cancer."},
+    {"doc_id": "breast", "title": "Breast cancer", "text": "Breast cancer forms in breast tissue. Mammography screening finds breast cancer early."},
+    {"doc_id": "pancreatic", "title": "Pancreatic cancer", "text": "Pancreatic cancer often causes jaundice. Pancreatic cancer is hard to find early."},
+    {"doc_id": "lung", "title": "Lung cancer", "text": "Lung cancer is linked to smoking. A persistent cough can be a sign of lung cancer."},
+]
+
+_TOKEN = re.compile(r"\w+")
+
+
+def _terms(text: str) -> list[str]:
+    return [t for t in _TOKEN.findall(text.lower()) if len(t) > 2]
+
+
+class FakeLoader:
+    """Documents given inline in the config (``documents: [{doc_id, title, text}]``)."""
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        documents: list[dict[str, str]] = Field(default_factory=lambda: list(TINY_CORPUS))
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+
+    def load(self) -> Iterator[Document]:
+        for record in self.params.documents:
+            doc_id = record["doc_id"]
+            yield Document(id_=doc_id, text=record["text"], metadata={"doc_id": doc_id, "title": record.get("title", "")})
+
+
+class FakeChunker:
+    """One chunk per sentence."""
+
+    def __init__(self, params: BaseModel, ctx: ComponentContext) -> None:
+        pass
+
+    def chunk(self, documents: Sequence[Document]) -> list[TextNode]:
+        return [
+            TextNode(id_=f"{doc.doc_id}#{i}", text=sentence, metadata=dict(doc.metadata))
+            for doc in documents
+            for i, sentence in enumerate(split_sentences(doc.text))
+        ]
+
+
+class HashEmbedding(BaseEmbedding):
+    """Deterministic hashed bag-of-words vectors: offline, instant, good enough for tests."""
+
+    dim: int = 64
+
+    def _vector(self, text: str) -> list[float]:
+        vec = [0.0] * self.dim
+        for term in _terms(text):
+            vec[int(hashlib.md5(term.encode()).hexdigest(), 16) % self.dim] += 1.0
+        norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+        return [v / norm for v in vec]
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self._vector(query)
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._vector(text)
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self._vector(query)
+
+
+def hash_embedding(params: BaseModel, ctx: ComponentContext) -> HashEmbedding:
+    """Hashed bag-of-words embedding (tests only)."""
+    return HashEmbedding(model_name="fake-hash")
+
+
+class FakeAnalyzer:
+    """Lowercase words of three letters or more."""
+
+    def __init__(self, params: BaseModel, ctx: ComponentContext) -> None:
+        pass
+
+    def analyze(self, text: str) -> list[str]:
+        return _terms(text)
+
+
+class KeywordRetriever:
+    """Scores chunks by shared words (or by embedding cosine with ``dense: true``)."""
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        dense: bool = False
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+        self.embedding = ctx.embedding() if params.dense else None
+        self._nodes: list[BaseNode] = []
+        self._vectors: dict[str, list[float]] = {}
+
+    def build(self, nodes: Sequence[BaseNode], directory: Path) -> None:
+        data: dict[str, Any] = {"ids": [n.node_id for n in nodes]}
+        if self.embedding is not None:
+            data["vectors"] = [self.embedding.get_text_embedding(n.get_content(MetadataMode.EMBED)) for n in nodes]
+        (directory / "keyword.json").write_text(json.dumps(data), encoding="utf-8")
+
+    def load(self, directory: Path, docstore: BaseDocumentStore) -> None:
+        data = json.loads((directory / "keyword.json").read_text(encoding="utf-8"))
+        self._nodes = [docstore.get_node(i) for i in data["ids"]]
+        self._vectors = dict(zip(data["ids"], data.get("vectors", []), strict=False))
+
+    def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
+        if self.embedding is not None:
+            q = self.embedding.get_query_embedding(query.text)
+            scored = [(sum(a * b for a, b in zip(q, self._vectors[n.node_id], strict=True)), n) for n in self._nodes]
+        else:
+            words = set(_terms(query.text))
+            scored = [(float(len(words & set(_terms(n.get_content())))), n) for n in self._nodes]
+        scored = [(s, n) for s, n in scored if s > 0]
+        scored.sort(key=lambda item: -item[0])
+        return [NodeWithScore(node=n, score=s) for s, n in scored[:top_k]]
+
+
+class TopFusion:
+    """Interleaves the ranked lists (first of each, then second of each, ...)."""
+
+    def __init__(self, params: BaseModel, ctx: ComponentContext) -> None:
+        pass
+
+    def fuse(self, query: Query, ranked: Mapping[str, list[Hit]]) -> list[Hit]:
+        seen: dict[str, Hit] = {}
+        for rank in range(max((len(v) for v in ranked.values()), default=0)):
+            for hits in ranked.values():
+                if rank < len(hits):
+                    seen.setdefault(hits[rank].node_id, hits[rank])
+        return list(seen.values())
+
+
+class DropDocFilter:
+    """Drops the candidates of one document."""
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        doc_id: str
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+
+    def apply(self, query: Query, hits: list[Hit]) -> list[Hit]:
+        return [h for h in hits if h.doc_id != self.params.doc_id]
+
+
+class ReverseReranker:
+    """Reverses the order (so tests can see a reranker ran)."""
+
+    def __init__(self, params: BaseModel, ctx: ComponentContext) -> None:
+        pass
+
+    def rerank(self, query: Query, hits: list[Hit]) -> list[Hit]:
+        return list(reversed(hits))
+
+
+class MinScoreRefusal:
+    """Refuses when the top score is below ``min_score``."""
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        min_score: float = 1.0
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+
+    def decide(self, query: Query, hits: list[Hit]) -> Refusal | None:
+        best = max((h.score for h in hits), default=0.0)
+        if best < self.params.min_score:
+            return Refusal("weak_evidence", f"top score {best} < {self.params.min_score}", "insufficient evidence")
+        return None
+
+
+class AllContext:
+    """Numbers every candidate."""
+
+    def __init__(self, params: BaseModel, ctx: ComponentContext) -> None:
+        pass
+
+    def build(self, query: Query, hits: list[Hit]) -> Context:
+        from criss_rag.types import Evidence
+
+        evidence = tuple(Evidence(i + 1, h, h.text) for i, h in enumerate(hits))
+        return Context(evidence, "\n".join(f"[{e.number}] {e.text}" for e in evidence))
+
+
+class EchoGenerator:
+    """Quotes evidence [1] and cites it; ``cite`` changes the marker (e.g. ``99`` or ``none``).
+
+    ``calls`` counts generate() calls, so tests can check that a refusal calls no generator.
+    """
+
+    calls = 0
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        cite: str = "1"
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+
+    def generate(self, query: Query, context: Context) -> Generation:
+        EchoGenerator.calls += 1
+        first = context.evidence[0].text if context.evidence else ""
+        marker = "" if self.params.cite == "none" else f" [{self.params.cite}]"
+        return Generation(text=f"{first}{marker}", model="fake-echo")
+
+
+class FakeJudge:
+    """Gives 1.0 when the answer cites something, else 0.0."""
+
+    def __init__(self, params: BaseModel, ctx: ComponentContext) -> None:
+        pass
+
+    def judge(self, question: Mapping[str, Any], answer: Answer) -> Mapping[str, float]:
+        return {"grounded": 1.0 if answer.citations else 0.0}
+
+
+class FakeMetric:
+    """Answer length in characters."""
+
+    def __init__(self, params: BaseModel, ctx: ComponentContext) -> None:
+        pass
+
+    def compute(self, question: Mapping[str, Any], answer: Answer) -> Mapping[str, float]:
+        return {"answer_chars": float(len(answer.text))}
+
+
+def _make_fake_plugin() -> SimpleNamespace:
+    registrations = {
+        "register_loaders": [("fake-loader", FakeLoader)],
+        "register_chunkers": [("fake-chunker", FakeChunker)],
+        "register_embeddings": [("fake-hash", hash_embedding)],
+        "register_analyzers": [("fake-words", FakeAnalyzer)],
+        "register_retrievers": [("fake-keyword", KeywordRetriever)],
+        "register_fusions": [("fake-interleave", TopFusion)],
+        "register_filters": [("fake-drop-doc", DropDocFilter)],
+        "register_rerankers": [("fake-reverse", ReverseReranker)],
+        "register_refusal_policies": [("fake-min-score", MinScoreRefusal)],
+        "register_context_builders": [("fake-all", AllContext)],
+        "register_generators": [("fake-echo", EchoGenerator)],
+        "register_judges": [("fake-judge", FakeJudge)],
+        "register_metrics": [("fake-metric", FakeMetric)],
+    }
+    plugin = SimpleNamespace()
+    for hook, items in registrations.items():
+        def impl(register: Any, items: list[tuple[str, Any]] = items) -> None:
+            for name, factory in items:
+                register(name, factory)
+
+        impl.__name__ = hook
+        setattr(plugin, hook, hookimpl(impl))
+    return plugin
+
+
+#: A plugin registering one fake of every component kind, named ``fake-*``.
+fake_plugin = _make_fake_plugin()
+
+#: A complete pipeline of fakes (no index files beyond JSON, no network, no models).
+FAKE_PIPELINE_YAML = """\
+name: fake
+loader: {name: fake-loader}
+chunker: {name: fake-chunker}
+retrievers: [{name: fake-keyword, top_k: 5}]
+refusal: {name: fake-min-score, min_score: 1}
+context: {name: fake-all}
+generator: {name: fake-echo}
+"""
+
+
+def plugin_host(plugins: Mapping[str, Any] | None = None, *, entry_points: bool = False, strict: bool = True) -> PluginHost:
+    """A fresh host with the fake plugin plus ``plugins`` (installed entry points only if asked)."""
+    return PluginHost(strict=strict, only=None, use_entry_points=entry_points,
+                      extra_plugins={"fake": fake_plugin, **(plugins or {})})
+
+
+@contextmanager
+def registered_plugin(name: str, plugin: Any, *, entry_points: bool = True) -> Iterator[PluginHost]:
+    """A host with ``plugin`` registered under ``name`` for the duration of a ``with`` block.
+
+    Hosts are independent, so nothing stays registered afterwards."""
+    host = PluginHost(strict=True, only=None, use_entry_points=entry_points, extra_plugins={name: plugin})
+    try:
+        yield host
+    finally:
+        for plugin_name in list(host.plugins):
+            host.pm.unregister(name=plugin_name)
+
+
+def pipeline_from_yaml(yaml_text: str, base_dir: Path, host: PluginHost | None = None,
+                       overrides: Sequence[str] = ()) -> Pipeline:
+    host = host or plugin_host()
+    return Pipeline(parse_pipeline_text(yaml_text, host.registry, base_dir=base_dir, overrides=overrides), host)
+
+
+def run_pipeline(yaml_text: str, question: str, base_dir: Path, host: PluginHost | None = None, **ask: Any) -> Answer:
+    """Ingest (into ``base_dir``) and answer one question with a pipeline given as YAML text."""
+    pipeline = pipeline_from_yaml(yaml_text, base_dir, host)
+    ingest(pipeline)
+    return Engine.open(pipeline).ask(question, **ask)

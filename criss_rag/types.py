@@ -1,0 +1,177 @@
+"""Typed values that flow between pipeline stages and come out of the engine.
+
+Per-query values (:class:`Query`, :class:`Hit`, :class:`Context`, :class:`Generation`) are plain
+dataclasses holding LlamaIndex types; the engine's result (:class:`Answer`) is a pydantic model so
+it serialises to JSON exactly as ``criss-rag ask --json`` prints it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from llama_index.core.schema import NodeWithScore, TextNode
+from pydantic import BaseModel, Field
+
+
+@dataclass(frozen=True)
+class ChatTurn:
+    """One earlier turn of a conversation."""
+
+    role: str  # "user" or "assistant"
+    text: str
+
+
+@dataclass(frozen=True)
+class Query:
+    """A question plus what the caller knows about it.
+
+    ``filters`` carries request-level constraints (e.g. ``{"cancer_type": "breast"}``) that
+    filter components may read; ``history`` carries earlier chat turns.
+    """
+
+    text: str
+    filters: Mapping[str, Any] = field(default_factory=dict)
+    history: tuple[ChatTurn, ...] = ()
+
+
+@dataclass
+class Hit:
+    """A candidate passage: the LlamaIndex node, its current score, and every raw score so far.
+
+    ``signals`` maps a stage label to the score that stage gave, e.g.
+    ``{"bm25": 11.2, "faiss": 0.71, "rrf": 0.032}``; refusal policies read calibrated
+    signals (a dense cosine) even after fusion has replaced the ranking score.
+    """
+
+    node: NodeWithScore
+    signals: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def node_id(self) -> str:
+        return self.node.node.node_id
+
+    @property
+    def score(self) -> float:
+        return float(self.node.score or 0.0)
+
+    @property
+    def text(self) -> str:
+        return self.node.node.get_content()
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return self.node.node.metadata
+
+    @property
+    def doc_id(self) -> str:
+        """The source document id (falls back to the node id for unchunked nodes)."""
+        return str(self.metadata.get("doc_id") or self.node.node.ref_doc_id or self.node_id)
+
+    def with_score(self, score: float, label: str | None = None) -> Hit:
+        """A copy ranked by ``score``; ``label`` also records it as a signal."""
+        signals = dict(self.signals)
+        if label:
+            signals[label] = score
+        return Hit(NodeWithScore(node=self.node.node, score=score), signals)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A numbered passage the generator may cite as ``[number]``."""
+
+    number: int
+    hit: Hit
+    text: str
+
+
+@dataclass(frozen=True)
+class Context:
+    """The numbered evidence handed to a generator, and its rendered prompt text."""
+
+    evidence: tuple[Evidence, ...]
+    text: str
+
+    def by_number(self, number: int) -> Evidence | None:
+        for item in self.evidence:
+            if item.number == number:
+                return item
+        return None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A decision not to answer: ``reason`` is machine-readable (e.g. ``weak_evidence``),
+    ``detail`` explains it, ``message`` is what the user is shown."""
+
+    reason: str
+    detail: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Generation:
+    """A generator's output: text with ``[n]`` citation markers, plus who wrote it."""
+
+    text: str
+    model: str
+    usage: Mapping[str, int] = field(default_factory=dict)
+
+
+class Citation(BaseModel):
+    """A numbered reference in an answer, mapped back to its source."""
+
+    number: int
+    doc_id: str
+    node_id: str
+    title: str = ""
+    location: str = ""  # a URL, or file + section, whatever the loader knows
+    score: float
+    text: str  # the cited passage
+
+
+class StageTrace(BaseModel):
+    """What one stage did: which component, candidates in and out, top scores, time."""
+
+    stage: str
+    component: str
+    n_in: int
+    n_out: int
+    ms: float
+    top_scores: list[float] = Field(default_factory=list)
+    notes: dict[str, Any] = Field(default_factory=dict)
+
+
+class Trace(BaseModel):
+    """Everything needed to explain and reproduce an answer."""
+
+    config_hash: str
+    index_key: str = ""
+    plugins: dict[str, str] = Field(default_factory=dict)  # plugin name -> version
+    stages: list[StageTrace] = Field(default_factory=list)
+
+    def stage(self, name: str) -> StageTrace | None:
+        for item in self.stages:
+            if item.stage == name:
+                return item
+        return None
+
+
+class Answer(BaseModel):
+    """The engine's result for one question."""
+
+    question: str
+    text: str
+    citations: list[Citation] = Field(default_factory=list)
+    refused: bool = False
+    refusal_reason: str | None = None
+    refusal_detail: str | None = None
+    generator: str = ""
+    trace: Trace
+
+
+def text_node(node_id: str, text: str, **metadata: Any) -> TextNode:
+    """A ``TextNode`` with ``doc_id`` metadata set, the shape chunkers produce."""
+    metadata.setdefault("doc_id", node_id)
+    return TextNode(id_=node_id, text=text, metadata=metadata)

@@ -1,0 +1,162 @@
+"""Corpus loaders: plain JSONL, and the Korean national cancer-information JSON export."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from llama_index.core.schema import Document
+from pydantic import BaseModel, ConfigDict, Field
+
+from criss_rag.context import ComponentContext
+from criss_rag.errors import DataError
+
+from criss_rag_basic.html_text import html_to_text
+
+
+def make_document(doc_id: str, text: str, metadata: dict[str, Any], index_fields: list[str]) -> Document:
+    """A Document whose indexed text is the listed metadata fields plus the text."""
+    metadata = {**metadata, "doc_id": doc_id}
+    doc = Document(id_=doc_id, text=text, metadata=metadata)
+    doc.excluded_embed_metadata_keys = [key for key in metadata if key not in index_fields]
+    doc.excluded_llm_metadata_keys = list(metadata)
+    doc.metadata_template = "{value}"
+    return doc
+
+
+def _file_fingerprint(path: Path, params: BaseModel) -> str:
+    digest = hashlib.sha256(params.model_dump_json().encode())
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+def _existing(ctx: ComponentContext, path: str) -> Path:
+    resolved = ctx.resolve_path(path)
+    if not resolved.is_file():
+        raise DataError(f"stage loader: corpus file not found: {resolved} (check `loader.path`)")
+    return resolved
+
+
+class JsonlLoader:
+    """One JSON object per line: an id, a title and a text; every other field is kept as metadata."""
+
+    suffixes = (".jsonl",)
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        path: str = Field(description="the JSONL file (relative to the config file)")
+        id_field: str = "doc_id"
+        title_field: str = "title"
+        text_field: str = "text"
+        index_fields: list[str] = Field(default_factory=lambda: ["title"], description="metadata indexed with the text")
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+        self.path = _existing(ctx, params.path)
+
+    def fingerprint(self) -> str:
+        return _file_fingerprint(self.path, self.params)
+
+    def load(self) -> Iterator[Document]:
+        p = self.params
+        with open(self.path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataError(f"{self.path}:{number}: not valid JSON ({exc.msg})") from None
+                if not isinstance(record, dict) or not record.get(p.id_field) or p.text_field not in record:
+                    raise DataError(
+                        f"{self.path}:{number}: each line needs `{p.id_field}` and `{p.text_field}` "
+                        "(set `id_field` / `text_field` in the loader if your fields are named differently)"
+                    )
+                doc_id = str(record.pop(p.id_field))
+                text = str(record.pop(p.text_field))
+                record["title"] = str(record.pop(p.title_field, "") or "")
+                metadata = {k: v for k, v in record.items() if isinstance(v, str | int | float | bool) or v is None}
+                yield make_document(doc_id, text, metadata, p.index_fields)
+
+
+class NccFieldNames(BaseModel):
+    """Field names of the export (the real API's names are not public, so they are configurable)."""
+
+    model_config = ConfigDict(extra="forbid")
+    records: str = "records"
+    cancer_id: str = "cancer_seq"
+    cancer_name: str = "cancer_name"
+    menu_id: str = "menu_seq"
+    menu_name: str = "menu_name"
+    language: str = "lang"
+    part: str = "part"
+    title: str = "title"
+    body: str = "content"
+    url: str = "url"
+
+
+class NccJsonLoader:
+    """The Korean cancer-information centre's JSON export: records merged per (cancer, menu, language), HTML cleaned."""
+
+    suffixes = (".json",)
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        path: str
+        fields: NccFieldNames = Field(default_factory=NccFieldNames)
+        cancers: list[int | str] | None = Field(None, description="keep only these cancer ids")
+        languages: list[str] | None = Field(None, description="keep only these languages")
+        boilerplate: list[str] | None = Field(None, description="regexes of UI lines to drop")
+        index_fields: list[str] = Field(default_factory=lambda: ["title"])
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+        self.path = _existing(ctx, params.path)
+
+    def fingerprint(self) -> str:
+        return _file_fingerprint(self.path, self.params)
+
+    def load(self) -> Iterator[Document]:
+        p, f = self.params, self.params.fields
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{self.path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        records = data.get(f.records) if isinstance(data, dict) else data
+        if not isinstance(records, list):
+            raise DataError(f"{self.path}: expected a list of records under `{f.records}` (see `fields.records`)")
+        groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+        wanted = {str(c) for c in p.cancers} if p.cancers else None
+        for i, record in enumerate(records):
+            missing = [k for k in (f.cancer_id, f.menu_id, f.body) if k not in record]
+            if missing:
+                raise DataError(f"{self.path}: record {i} lacks {', '.join(missing)} (map names with `fields:`)")
+            cancer, menu = str(record[f.cancer_id]), str(record[f.menu_id])
+            lang = str(record.get(f.language) or "und")
+            if wanted is not None and cancer not in wanted and str(record.get(f.cancer_name)) not in wanted:
+                continue
+            if p.languages and lang not in p.languages:
+                continue
+            groups[(cancer, menu, lang)].append(record)
+        for (cancer, menu, lang), parts in groups.items():
+            parts.sort(key=lambda r: r.get(f.part) or 0)
+            first = parts[0]
+            text = "\n".join(html_to_text(str(r[f.body]), p.boilerplate) for r in parts)
+            metadata = {
+                "title": str(first.get(f.title) or f"{first.get(f.cancer_name, cancer)}: {first.get(f.menu_name, menu)}"),
+                "cancer_id": cancer,
+                "cancer_name": str(first.get(f.cancer_name, "")),
+                "menu_id": menu,
+                "menu_name": str(first.get(f.menu_name, "")),
+                "lang": lang,
+                "url": str(first.get(f.url) or ""),
+                "source": f"{self.path.name}#cancer={cancer}&menu={menu}&lang={lang}",
+                "parts": len(parts),
+            }
+            yield make_document(f"ncc-{cancer}-{menu}-{lang}", text, metadata, p.index_fields)

@@ -1,0 +1,82 @@
+"""BM25 over analyzer terms, built on LlamaIndex's ``BM25Retriever`` (bm25s underneath).
+
+LlamaIndex's retriever tokenises with a regex, which turns Korean and Japanese into whole-phrase
+tokens that never match; here every text goes through a criss_rag analyzer first, and the
+pre-analysed terms are indexed as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import bm25s
+from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore
+from llama_index.core.storage.docstore import BaseDocumentStore
+from llama_index.core.vector_stores.utils import node_to_metadata_dict
+from llama_index.retrievers.bm25 import BM25Retriever
+from pydantic import BaseModel, ConfigDict, Field
+
+from criss_rag.context import ComponentContext
+from criss_rag.errors import IndexStoreError
+from criss_rag.types import Query
+
+_TERMS = r"(?u)\S+"  # terms arrive pre-analysed and space-joined
+
+
+class BM25:
+    """Okapi BM25 over the terms of a configurable analyzer (title and text indexed)."""
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        analyzer: str | dict[str, Any] = Field("standard", description="registered analyzer name, or {name: ..., params}")
+        k1: float = Field(1.5, gt=0)
+        b: float = Field(0.75, ge=0, le=1)
+        repeat_fields: dict[str, int] = Field(
+            default_factory=dict,
+            description="metadata fields indexed this many extra times (a field weight), e.g. {title: 2}",
+        )
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+        self.analyzer = ctx.analyzer(params.analyzer)
+        self.show_progress = ctx.show_progress
+        self._retriever: BM25Retriever | None = None
+        self._docstore: BaseDocumentStore | None = None
+
+    def build(self, nodes: Sequence[BaseNode], directory: Path) -> None:
+        corpus = [node_to_metadata_dict(n) | {"node_id": n.node_id} for n in nodes]
+        index = bm25s.BM25(k1=self.params.k1, b=self.params.b, corpus=corpus)
+        index.index([self.analyzer.analyze(self._indexed_text(n)) for n in nodes], show_progress=False)
+        retriever = BM25Retriever(existing_bm25=index, skip_stemming=True, token_pattern=_TERMS)
+        retriever.persist(str(directory))
+
+    def _indexed_text(self, node: BaseNode) -> str:
+        extra = [
+            " ".join([str(node.metadata.get(field, ""))] * times) for field, times in self.params.repeat_fields.items()
+        ]
+        return "\n".join([node.get_content(MetadataMode.EMBED), *extra])
+
+    def load(self, directory: Path, docstore: BaseDocumentStore) -> None:
+        try:
+            self._retriever = BM25Retriever.from_persist_dir(str(directory), show_progress=False)
+        except (OSError, ValueError) as exc:
+            raise IndexStoreError(f"BM25 index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`") from None
+        self._docstore = docstore
+
+    def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
+        if self._retriever is None or self._docstore is None:
+            raise RuntimeError("BM25 index not loaded; call load() first")
+        terms = self.analyzer.analyze(query.text)
+        if not terms:
+            return []
+        num_docs = int(self._retriever.bm25.scores.get("num_docs", top_k))
+        self._retriever.similarity_top_k = min(top_k, num_docs)
+        found = self._retriever.retrieve(" ".join(terms))
+        # bm25s returns k hits even at score 0: those matched nothing
+        return [
+            NodeWithScore(node=self._docstore.get_node(hit.node.node_id), score=hit.score)
+            for hit in found
+            if (hit.score or 0) > 0
+        ]

@@ -1,0 +1,111 @@
+"""The engine's stages, refusals and citation checks, with fake components."""
+
+from __future__ import annotations
+
+import pytest
+from llama_index.core import Settings
+
+from criss_rag.engine import Engine
+from criss_rag.errors import ConfigError
+from criss_rag.ingest import ingest
+from criss_rag.testing import FAKE_PIPELINE_YAML, EchoGenerator, pipeline_from_yaml, run_pipeline
+
+
+def test_answer_cites_evidence_and_traces_every_stage(tmp_path):
+    yaml_text = FAKE_PIPELINE_YAML + "filters: [{name: fake-drop-doc, doc_id: liver}]\nrerankers: [fake-reverse]\n"
+    answer = run_pipeline(yaml_text, "Which test finds stomach cancer?", tmp_path)
+    assert not answer.refused
+    assert answer.citations[0].number == 1
+    assert answer.text.endswith("[1]")
+    stages = [s.stage for s in answer.trace.stages]
+    assert stages == ["retrieve:fake-keyword", "filter:fake-drop-doc", "reranker:fake-reverse",
+                      "refusal", "context", "generate", "cite"]
+    assert answer.trace.config_hash and answer.trace.index_key
+    assert answer.trace.plugins == {"fake": "0"}
+    retrieve = answer.trace.stage("retrieve:fake-keyword")
+    assert retrieve.n_out > 0 and retrieve.ms >= 0 and retrieve.top_scores
+
+
+def test_best_evidence_is_cited(tmp_path):
+    answer = run_pipeline(FAKE_PIPELINE_YAML, "Which test finds stomach cancer?", tmp_path)
+    assert answer.citations[0].doc_id == "gastric"
+    assert answer.citations[0].text == "Endoscopy is the main test for stomach cancer."
+
+
+def test_reranker_reorders(tmp_path):
+    plain = run_pipeline(FAKE_PIPELINE_YAML, "stomach cancer test", tmp_path / "a")
+    reversed_ = run_pipeline(FAKE_PIPELINE_YAML + "rerankers: [fake-reverse]\n", "stomach cancer test", tmp_path / "b")
+    assert plain.citations[0].node_id != reversed_.citations[0].node_id
+
+
+def test_filter_drops_candidates(tmp_path):
+    yaml_text = FAKE_PIPELINE_YAML + "filters: [{name: fake-drop-doc, doc_id: gastric}]\n"
+    yaml_text = yaml_text.replace("min_score: 1", "min_score: 0")
+    answer = run_pipeline(yaml_text, "stomach endoscopy", tmp_path)
+    assert all(c.doc_id != "gastric" for c in answer.citations)
+    stage = answer.trace.stage("filter:fake-drop-doc")
+    assert stage.n_out < stage.n_in
+
+
+def test_refusal_calls_no_generator(tmp_path):
+    EchoGenerator.calls = 0
+    yaml_text = FAKE_PIPELINE_YAML.replace("min_score: 1", "min_score: 50")
+    answer = run_pipeline(yaml_text, "What is liver cancer?", tmp_path)
+    assert answer.refused and answer.refusal_reason == "weak_evidence"
+    assert answer.text == "insufficient evidence"
+    assert answer.citations == []
+    assert EchoGenerator.calls == 0
+    assert answer.trace.stage("generate") is None
+
+
+def test_no_evidence_is_refused_even_without_a_policy(tmp_path):
+    yaml_text = FAKE_PIPELINE_YAML.replace("refusal: {name: fake-min-score, min_score: 1}\n", "")
+    answer = run_pipeline(yaml_text, "How do I bake sourdough bread?", tmp_path)
+    assert answer.refused and answer.refusal_reason == "no_evidence"
+
+
+def test_markers_to_missing_evidence_are_removed(tmp_path):
+    yaml_text = FAKE_PIPELINE_YAML.replace("generator: {name: fake-echo}", "generator: {name: fake-echo, cite: '1, 99'}")
+    answer = run_pipeline(yaml_text, "What raises the risk of liver cancer?", tmp_path)
+    assert "[99]" not in answer.text and answer.text.endswith("[1]")
+    assert answer.trace.stage("cite").notes["invalid_markers"] == [99]
+
+
+def test_uncited_answer_is_withheld(tmp_path):
+    yaml_text = FAKE_PIPELINE_YAML.replace("generator: {name: fake-echo}", "generator: {name: fake-echo, cite: none}")
+    answer = run_pipeline(yaml_text, "What raises the risk of liver cancer?", tmp_path)
+    assert answer.refused and answer.refusal_reason == "uncited_answer"
+
+
+def test_empty_question_is_refused(tmp_path):
+    answer = run_pipeline(FAKE_PIPELINE_YAML, "   ", tmp_path)
+    assert answer.refused and answer.refusal_reason == "empty_question"
+
+
+def test_fusion_merges_retrievers_and_signals_survive(tmp_path):
+    yaml_text = FAKE_PIPELINE_YAML.replace(
+        "retrievers: [{name: fake-keyword, top_k: 5}]",
+        "embedding: {name: fake-hash}\nretrievers: [{name: fake-keyword}, {name: fake-keyword, label: dense, dense: true}]\n"
+        "fusion: {name: fake-interleave}",
+    ).replace("min_score: 1", "min_score: 0")
+    pipeline = pipeline_from_yaml(yaml_text, tmp_path)
+    ingest(pipeline)
+    engine = Engine.open(pipeline)
+    hits = engine.retrieve(__import__("criss_rag.types", fromlist=["Query"]).Query("lung cancer smoking"))
+    assert hits[0].doc_id == "lung"
+    assert {"fake-keyword", "dense"} & set(hits[0].signals)
+
+
+def test_dense_retriever_without_embedding_is_a_config_error(tmp_path):
+    yaml_text = FAKE_PIPELINE_YAML.replace("{name: fake-keyword, top_k: 5}", "{name: fake-keyword, dense: true}")
+    pipeline = pipeline_from_yaml(yaml_text, tmp_path)
+    with pytest.raises(ConfigError, match="needs an embedding model, but the config names none"):
+        ingest(pipeline)
+
+
+def test_llama_index_global_defaults_cannot_reach_a_remote_service(tmp_path):
+    pipeline_from_yaml(FAKE_PIPELINE_YAML, tmp_path)
+    with pytest.raises(ConfigError, match="never falls back"):
+        Settings.llm.complete("hello")
+    with pytest.raises(ConfigError, match="never falls back"):
+        Settings.embed_model.get_text_embedding("hello")
