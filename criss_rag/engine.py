@@ -13,6 +13,7 @@ from llama_index.core.storage.docstore import SimpleDocumentStore
 from criss_rag.index_store import IndexStore, Manifest, index_key
 from criss_rag.ingest import DOCSTORE, corpus_fingerprint, ingest
 from criss_rag.pipeline import Pipeline
+from criss_rag.text import detect_language
 from criss_rag.types import Answer, ChatTurn, Citation, Context, Hit, Query, Refusal, StageTrace, Trace
 
 #: Used only when retrieval finds nothing and the config names no refusal policy.
@@ -52,7 +53,12 @@ class Engine:
         """Run every stage up to (not including) the refusal policy."""
         trace = trace if trace is not None else self._new_trace()
         ranked: dict[str, list[Hit]] = {}
+        language = detect_language(query.text)
         for cc, retriever in self.retrievers:
+            if cc.options["languages"] is not None and language not in cc.options["languages"]:
+                trace.stages.append(StageTrace(stage=f"retrieve:{cc.label}", component=cc.name, n_in=0, n_out=0, ms=0.0,
+                                               notes={"skipped": f"serves {cc.options['languages']}, question is {language}"}))
+                continue
             started = time.perf_counter()
             found = self.pipeline.call(cc.stage, cc.name, retriever.retrieve, query, cc.options["top_k"])
             ranked[cc.label] = [Hit(node, {cc.label: float(node.score or 0.0)}) for node in found]
@@ -64,7 +70,7 @@ class Engine:
             hits = self.pipeline.call("fusion", fusion_cc.name, self.pipeline.build(fusion_cc).fuse, query, ranked)
             trace.stages.append(_stage("fusion", fusion_cc.name, n_in, hits, started))
         else:
-            hits = next(iter(ranked.values()))
+            hits = next(iter(ranked.values()), [])
         for stage, method in (("filters", "apply"), ("rerankers", "rerank")):
             for cc, component in self.pipeline.many(stage):
                 started = time.perf_counter()

@@ -50,7 +50,7 @@ STAGES: dict[str, tuple[str, bool, bool]] = {
     "generator": ("generator", False, True),
 }
 #: keys the engine reads itself, per list stage, with their defaults
-ENGINE_KEYS: dict[str, dict[str, Any]] = {"retrievers": {"label": None, "top_k": 20}}
+ENGINE_KEYS: dict[str, dict[str, Any]] = {"retrievers": {"label": None, "top_k": 20, "languages": None}}
 TOP_LEVEL = {"version", "name", "description", "index", *STAGES}
 #: stages whose settings decide what ingest writes (the index key hashes them)
 INGEST_STAGES = ("chunker", "embedding", "retrievers")
@@ -119,6 +119,7 @@ class PipelineConfig:
         signature = {stage: plan.get(stage) for stage in INGEST_STAGES}
         for item in signature["retrievers"] or []:
             item.pop("top_k", None)
+            item.pop("languages", None)
         return signature
 
 
@@ -225,6 +226,12 @@ def _component(
     options = {key: value.get(key, default) for key, default in engine_defaults.items()}
     if "top_k" in options and (not isinstance(options["top_k"], int) or options["top_k"] < 1):
         raise ConfigError(f"{where(path + ('top_k',))}: stage {stage}: `top_k` must be a positive integer")
+    languages = options.get("languages")
+    if languages is not None and (not isinstance(languages, list) or not all(isinstance(x, str) for x in languages)):
+        raise ConfigError(
+            f"{where(path + ('languages',))}: stage {stage}: `languages` must be a list of language codes "
+            "(en, ko, ja, zh) the retriever serves, or left out for all languages"
+        )
     params_in: dict[str, Any] = {}
     env_refs: dict[str, str] = {}
     model = spec.params_model

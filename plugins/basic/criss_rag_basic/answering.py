@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
@@ -30,6 +32,9 @@ class EvidenceThreshold:
         min_hits: int = Field(1, ge=1, description="fewer candidates than this -> refuse")
         signal: str | None = Field(None, description="the score to test (a retriever label or stage label)")
         min_score: float | None = Field(None, description="refuse if the best `signal` score is below this")
+        when_signal_missing: Literal["refuse", "skip"] = Field(
+            "refuse", description="no candidate carries the signal (e.g. its retriever serves other languages)"
+        )
         min_coverage: float | None = Field(None, ge=0, le=1, description="share of question terms the top candidates must contain")
         coverage_top_n: int = Field(3, ge=1, description="how many top candidates the coverage check reads")
         coverage_analyzer: str = Field("standard", description="analyzer for the coverage check")
@@ -69,7 +74,9 @@ class EvidenceThreshold:
         if p.signal is not None and p.min_score is not None:
             scores = [h.signals[p.signal] for h in hits if p.signal in h.signals]
             best = max(scores, default=None)
-            if best is None or best < p.min_score:
+            if best is None and p.when_signal_missing == "skip":
+                pass
+            elif best is None or best < p.min_score:
                 shown = "none" if best is None else f"{best:.3f}"
                 return self._refuse(query, "weak_evidence", f"best {p.signal} score {shown} < {p.min_score}")
         if p.min_coverage is not None:

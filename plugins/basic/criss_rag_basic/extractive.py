@@ -7,6 +7,7 @@ extracted, and every sentence carries the ``[n]`` of the passage it was copied f
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,6 +22,8 @@ NOTICES = {
     "ja": "出典からの抜粋です（生成された回答ではなく、引用です）：",
     "zh": "以下摘自来源（引用原文，并非生成的回答）：",
 }
+
+_HEADING_LINE = re.compile(r"^\s*#+\s")
 
 
 class ExtractiveGenerator:
@@ -44,7 +47,10 @@ class ExtractiveGenerator:
         for evidence in context.evidence:
             meta = evidence.hit.metadata
             about[evidence.number] = set(self.analyzer.analyze(f"{meta.get('title', '')} {meta.get('section', '')}"))
-            for position, sentence in enumerate(split_sentences(evidence.text)):
+            # heading-marker lines ("### Symptoms") are not sentences; unskipped they would be
+            # glued to the sentence after them, since a single line break does not end a sentence
+            text = "\n".join(line for line in evidence.text.splitlines() if not _HEADING_LINE.match(line))
+            for position, sentence in enumerate(split_sentences(text)):
                 if len(sentence) >= self.params.min_sentence_chars:
                     candidates.append((evidence.number, position, sentence, set(self.analyzer.analyze(sentence))))
         # idf over the candidate sentences: words every sentence shares ("cancer") count little

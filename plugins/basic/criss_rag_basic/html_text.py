@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 
 _BLOCK = {"p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "table", "section", "article"}
 _SKIP = {"script", "style", "noscript", "button", "nav", "footer", "header", "form"}
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 _HEADINGS = {"h1": "#", "h2": "##", "h3": "###", "h4": "####"}
 _URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 
@@ -28,12 +29,13 @@ class _TextExtractor(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
-        self._skip_depth = 0
+        self._skipping: list[str] = []  # open tags inside a skipped element (the element first)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         classes = " ".join(value or "" for key, value in attrs if key == "class")
-        if tag in _SKIP or "btn" in classes.split():
-            self._skip_depth += 1
+        if self._skipping or tag in _SKIP or "btn" in classes.split():
+            if tag not in _VOID:
+                self._skipping.append(tag)
             return
         if tag in _BLOCK:
             self.parts.append("\n")
@@ -41,14 +43,16 @@ class _TextExtractor(HTMLParser):
             self.parts.append(_HEADINGS[tag] + " ")
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in _SKIP or (self._skip_depth and tag == "span"):
-            self._skip_depth = max(0, self._skip_depth - 1)
+        if self._skipping:
+            if tag in self._skipping:  # close up to the matching open tag
+                while self._skipping.pop() != tag:
+                    pass
             return
         if tag in _BLOCK:
             self.parts.append("\n")
 
     def handle_data(self, data: str) -> None:
-        if not self._skip_depth:
+        if not self._skipping:
             self.parts.append(data)
 
 

@@ -1,0 +1,36 @@
+# Two commands set everything up on a fresh machine:
+#   make demo   create .venv, install criss_rag + the bundled plugins, run the offline demo
+#   make test   also install the test dependencies, run the whole test suite
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+PLUGINS := $(sort $(wildcard plugins/*/pyproject.toml))
+INSTALLED := $(VENV)/.installed
+TEST_INSTALLED := $(VENV)/.test-installed
+
+.PHONY: demo test clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+# torch first, pinned: 2.13.0 is the CPU build on these machines; left to a dependency
+# resolver, sentence-transformers would pull a multi-GB CUDA build.
+$(INSTALLED): pyproject.toml $(PLUGINS) | $(PY)
+	$(PIP) install --quiet torch==2.13.0
+	$(PIP) install --quiet -e . $(addprefix -e ,$(dir $(PLUGINS)))
+	touch $@
+
+$(TEST_INSTALLED): $(INSTALLED) tests/plugins/titleboost/pyproject.toml
+	$(PIP) install --quiet -e '.[test]' -e tests/plugins/titleboost
+	touch $@
+
+demo: $(INSTALLED)
+	$(VENV)/bin/criss-rag demo
+
+test: $(TEST_INSTALLED)
+	CRISS_RAG_STRICT_PLUGINS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest
+
+clean:
+	rm -rf $(VENV) examples/.criss_rag .pytest_cache

@@ -1,0 +1,98 @@
+"""End to end, offline: the default pipeline (BM25 + FAISS/MiniLM + RRF + refusal policy +
+extractive generator) on the bundled example corpus and its question set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from criss_rag.engine import Engine
+from criss_rag.ingest import ingest
+from criss_rag.pipeline import Pipeline
+from criss_rag.plugins import PluginHost
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+QUESTIONS = [json.loads(line) for line in (EXAMPLES / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+CANCER_IDS = {"liver": "1", "colorectal": "2", "gastric": "3", "breast": "4", "pancreatic": "5", "lung": "6"}
+STAGES = ["retrieve:bm25", "retrieve:faiss", "fusion", "refusal", "context", "generate", "cite"]
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory):
+    index_dir = tmp_path_factory.mktemp("index")
+    host = PluginHost(strict=True)
+    return Pipeline.from_file(EXAMPLES / "default.yaml", host, [f"index.dir={index_dir}"])
+
+
+@pytest.fixture(scope="module")
+def engine(pipeline):
+    report = ingest(pipeline)
+    assert report.built and report.documents == 72 and report.chunks > 72
+    return Engine.open(pipeline)
+
+
+@pytest.mark.parametrize("question", [q for q in QUESTIONS if q["expected"] == "answer"], ids=lambda q: q["qid"])
+def test_question_about_each_cancer_cites_that_cancer(engine, question):
+    answer = engine.ask(question["question"])
+    assert not answer.refused, answer.refusal_detail
+    first = answer.citations[0]
+    assert first.doc_id.split("-")[1] == CANCER_IDS[question["focus"]], (first.doc_id, first.title)
+    assert {c.doc_id for c in answer.citations} & set(question["gold_doc_ids"])
+    for citation in answer.citations:  # every citation maps to real evidence text
+        assert citation.text and citation.title and citation.node_id.startswith(citation.doc_id)
+        assert f"[{citation.number}]" in answer.text
+
+
+@pytest.mark.parametrize("question", [q for q in QUESTIONS if q["expected"] == "refuse"], ids=lambda q: q["qid"])
+def test_non_cancer_question_is_refused(engine, question):
+    answer = engine.ask(question["question"])
+    assert answer.refused
+    assert answer.refusal_reason in {"weak_evidence", "off_topic", "no_evidence"}
+    assert answer.citations == []
+    assert answer.trace.stage("generate") is None  # no generator runs for a refusal
+
+
+def test_answer_is_marked_as_extracted_and_every_sentence_is_cited(engine):
+    answer = engine.ask("What are the warning signs of pancreatic cancer?")
+    notice, body = answer.text.split("\n", 1)
+    assert "not a generated answer" in notice
+    assert answer.generator == "extractive (no LLM)"
+    cited_texts = {c.number: c.text for c in answer.citations}
+    for sentence, number in _sentences_with_markers(body):
+        assert sentence in cited_texts[number]
+
+
+def _sentences_with_markers(body: str) -> list[tuple[str, int]]:
+    import re
+
+    return [(m.group(1).strip(), int(m.group(2))) for m in re.finditer(r"(.+?) \[(\d+)\](?:\s|$)", body)]
+
+
+def test_korean_question_gets_korean_evidence_and_notice(engine):
+    answer = engine.ask("위암의 치료 방법은 무엇인가요?")
+    assert not answer.refused
+    assert answer.text.startswith("출처에서 발췌한 문장입니다")
+    assert "ncc-3-5-ko" in {c.doc_id for c in answer.citations}  # gastric cancer: treatment, Korean
+    assert all(c.doc_id.endswith("-ko") for c in answer.citations)
+
+
+def test_trace_shows_every_stage(engine):
+    answer = engine.ask("How is lung cancer staged?")
+    assert [s.stage for s in answer.trace.stages] == STAGES
+    assert answer.trace.plugins.keys() >= {"basic", "bm25", "faiss", "minilm"}
+    fusion = answer.trace.stage("fusion")
+    assert fusion.n_in == 60 and fusion.n_out == 30
+
+
+def test_dense_retriever_is_skipped_for_languages_it_cannot_read(engine):
+    answer = engine.ask("肺がんの症状は何ですか？")
+    assert answer.trace.stage("retrieve:faiss").notes["skipped"].endswith("question is ja")
+
+
+def test_reloaded_index_gives_identical_results(pipeline, engine):
+    fresh = Engine.open(Pipeline(pipeline.config, pipeline.host))
+    for question in ("How is stomach cancer diagnosed?", "간암의 치료 방법은?"):
+        a, b = engine.ask(question), fresh.ask(question)
+        assert a.model_dump(exclude={"trace"}) == b.model_dump(exclude={"trace"})

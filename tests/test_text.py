@@ -1,0 +1,212 @@
+"""criss_rag.text: sentence splitting and script-based language detection."""
+
+from __future__ import annotations
+
+import pytest
+
+from criss_rag.text import detect_language, split_sentences
+
+# -- split_sentences: English --------------------------------------------------------------------
+
+
+def test_english_sentences_split_at_terminal_punctuation():
+    text = "Is surgery possible? Yes! Most early tumours can be removed."
+    assert split_sentences(text) == ["Is surgery possible?", "Yes!", "Most early tumours can be removed."]
+
+
+def test_abbreviation_eg_does_not_end_a_sentence():
+    text = "Some drugs, e.g. cisplatin, damage the DNA of cancer cells. Others block their blood supply."
+    assert split_sentences(text) == [
+        "Some drugs, e.g. cisplatin, damage the DNA of cancer cells.",
+        "Others block their blood supply.",
+    ]
+
+
+@pytest.mark.parametrize("abbreviation", ["Dr.", "Mr.", "Mrs.", "Ms.", "i.e.", "vs.", "Fig."])
+def test_common_abbreviations_do_not_end_a_sentence(abbreviation):
+    text = f"The report cites {abbreviation} Lee about chemotherapy. A second opinion followed."
+    assert split_sentences(text) == [
+        f"The report cites {abbreviation} Lee about chemotherapy.",
+        "A second opinion followed.",
+    ]
+
+
+def test_title_at_sentence_start():
+    text = "Dr. Park reviewed the biopsy. The result was benign."
+    assert split_sentences(text) == ["Dr. Park reviewed the biopsy.", "The result was benign."]
+
+
+def test_decimals_are_not_boundaries():
+    text = "The tumour measured 2.5 cm across. A PSA level above 4.0 ng/mL needs follow-up."
+    assert split_sentences(text) == [
+        "The tumour measured 2.5 cm across.",
+        "A PSA level above 4.0 ng/mL needs follow-up.",
+    ]
+
+
+def test_initials_are_not_boundaries():
+    text = "The trial led by J. R. Morgan enrolled 400 patients. Survival improved."
+    assert split_sentences(text) == [
+        "The trial led by J. R. Morgan enrolled 400 patients.",
+        "Survival improved.",
+    ]
+
+
+def test_et_al_is_not_a_boundary():
+    text = "Kim et al. reported fewer relapses after radiotherapy. The effect was small."
+    assert split_sentences(text) == [
+        "Kim et al. reported fewer relapses after radiotherapy.",
+        "The effect was small.",
+    ]
+
+
+def test_abbreviation_at_the_very_end_closes_the_sentence():
+    assert split_sentences("Ask about scans, blood tests, etc.") == ["Ask about scans, blood tests, etc."]
+
+
+def test_closing_quote_and_bracket_stay_with_their_sentence():
+    text = 'The nurse said "rest well." (Drink plenty of water.) Then the visit ended.'
+    assert split_sentences(text) == [
+        'The nurse said "rest well."',
+        "(Drink plenty of water.)",
+        "Then the visit ended.",
+    ]
+
+
+def test_bullets_and_numbered_items_are_sentences():
+    text = "Common side effects include:\n- nausea\n* hair loss\n• tiredness\n1. Rest often.\n2) Drink water"
+    assert split_sentences(text) == [
+        "Common side effects include:",
+        "nausea",
+        "hair loss",
+        "tiredness",
+        "Rest often.",
+        "Drink water",
+    ]
+
+
+def test_blank_line_ends_a_sentence_without_punctuation():
+    text = "Treatment options\n\nSurgery removes the tumour and some healthy tissue around it"
+    assert split_sentences(text) == ["Treatment options", "Surgery removes the tumour and some healthy tissue around it"]
+
+
+def test_single_line_break_does_not_end_a_sentence_and_whitespace_is_normalised():
+    text = "Radiotherapy uses high-energy\n   rays to destroy cancer cells.   It is painless."
+    assert split_sentences(text) == ["Radiotherapy uses high-energy rays to destroy cancer cells.", "It is painless."]
+
+
+def test_period_without_following_space_is_not_a_boundary():
+    assert split_sentences("See www.cancer.example for help.") == ["See www.cancer.example for help."]
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\n\n", " \n \n "])
+def test_empty_input_gives_no_sentences(text):
+    assert split_sentences(text) == []
+
+
+def test_no_sentence_is_lost_or_altered():
+    text = "Screening saves lives. Mammography finds small tumours! Are you due for one? Ask Dr. Choi."
+    sentences = split_sentences(text)
+    assert " ".join(sentences) == text
+    assert len(sentences) == 4
+
+
+# -- split_sentences: Korean, Japanese, Chinese ----------------------------------------------------
+
+
+def test_korean_sentences():
+    text = "위암은 위의 점막에서 시작됩니다. 치료 방법은 무엇인가요? 초기에는 수술이 가장 흔합니다."
+    assert split_sentences(text) == [
+        "위암은 위의 점막에서 시작됩니다.",
+        "치료 방법은 무엇인가요?",
+        "초기에는 수술이 가장 흔합니다.",
+    ]
+
+
+def test_korean_question_and_exclamation_endings():
+    text = "검진은 언제 받아야 하나요? 매년 받는 것이 좋아요! 의사와 상의하세요."
+    assert split_sentences(text) == ["검진은 언제 받아야 하나요?", "매년 받는 것이 좋아요!", "의사와 상의하세요."]
+
+
+def test_japanese_sentences_split_without_spaces():
+    text = "胃がんは胃の粘膜から発生します。早期なら治ることが多いです！検診を受けましたか？"
+    assert split_sentences(text) == [
+        "胃がんは胃の粘膜から発生します。",
+        "早期なら治ることが多いです！",
+        "検診を受けましたか？",
+    ]
+
+
+def test_japanese_closing_bracket_stays_with_its_sentence():
+    text = "医師は「早期発見が大切です。」と言いました。「検査を受けてください。」次に予約をしました。"
+    sentences = split_sentences(text)
+    assert "「検査を受けてください。」" in sentences
+    assert sentences[-1] == "次に予約をしました。"
+    assert not any(s.startswith("」") for s in sentences)
+    assert "".join(sentences) == text
+
+
+def test_chinese_sentences():
+    text = "肝癌是常见的癌症。早期发现非常重要！你需要定期检查吗？"
+    assert split_sentences(text) == ["肝癌是常见的癌症。", "早期发现非常重要！", "你需要定期检查吗？"]
+
+
+def test_cjk_full_stop_followed_by_space():
+    text = "肺がんは喫煙と関係があります。 禁煙が予防になります。"
+    assert split_sentences(text) == ["肺がんは喫煙と関係があります。", "禁煙が予防になります。"]
+
+
+def test_mixed_language_text():
+    text = "Liver cancer (HCC) is common in East Asia. 간암은 한국에서 흔합니다. 肝臓がんは日本でも多いです。肝癌很常见。"
+    assert split_sentences(text) == [
+        "Liver cancer (HCC) is common in East Asia.",
+        "간암은 한국에서 흔합니다.",
+        "肝臓がんは日本でも多いです。",
+        "肝癌很常见。",
+    ]
+
+
+def test_english_decimal_inside_korean_sentence():
+    text = "종양의 크기는 2.5 cm였습니다. 전이는 없었습니다."
+    assert split_sentences(text) == ["종양의 크기는 2.5 cm였습니다.", "전이는 없었습니다."]
+
+
+# -- detect_language ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("위암의 치료 방법은 무엇인가요?", "ko"),
+        ("간암은 어떻게 진단하나요?", "ko"),
+        ("胃がんの治療法は何ですか？", "ja"),
+        ("抗がん剤の副作用について教えてください", "ja"),
+        ("カテーテル", "ja"),  # katakana only
+        ("胃癌的治疗方法是什么？", "zh"),
+        ("肝癌", "zh"),
+        ("What is the treatment for stomach cancer?", "en"),
+        ("Qu'est-ce que le cancer?", "en"),  # any other Latin text falls back to en
+        ("", "en"),
+        ("   ", "en"),
+        ("12345 !?", "en"),
+    ],
+)
+def test_detect_language(text, language):
+    assert detect_language(text) == language
+
+
+def test_detect_language_mixed_korean_with_latin_and_han():
+    # Hangul outnumbering Han makes it Korean, whatever Latin words appear
+    assert detect_language("HER2 양성 유방암 (乳房癌) 치료는 어떻게 하나요?") == "ko"
+    assert detect_language("MRI 검사") == "ko"
+
+
+def test_detect_language_kana_wins_over_kanji_and_latin():
+    assert detect_language("MRI検査の前に食事をしてもいいですか") == "ja"
+    assert detect_language("胃癌はがんの一種") == "ja"  # mostly kanji, but kana present
+
+
+def test_detect_language_han_versus_latin():
+    # a few Han characters in a long English sentence stay English; Han-heavy text is Chinese
+    assert detect_language("The word 肝癌 means liver cancer in written Chinese") == "en"
+    assert detect_language("肝癌 HCC 治疗") == "zh"
