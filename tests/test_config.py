@@ -23,7 +23,7 @@ def test_valid_config_resolves_defaults(host, tmp_path):
     config = load_pipeline_config(write(tmp_path, FAKE_PIPELINE_YAML), host.registry)
     assert config.name == "fake"
     plan = config.plan()
-    assert plan["retrievers"] == [{"name": "fake-keyword", "label": None, "top_k": 5, "dense": False}]
+    assert plan["retrievers"] == [{"name": "fake-keyword", "label": None, "top_k": 5, "languages": None, "dense": False}]
     assert plan["refusal"] == {"name": "fake-min-score", "min_score": 1.0}
     assert config.index_dir == tmp_path / ".criss_rag/index"
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import Document, NodeRelationship, RelatedNodeInfo, TextNode
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from criss_rag.context import ComponentContext
 
@@ -41,6 +41,12 @@ class SectionChunker:
         max_tokens: int = Field(512, ge=32, description="sections longer than this are split")
         overlap_tokens: int = Field(64, ge=0)
         heading_in_index: bool = Field(True, description="index the section heading with the text")
+
+        @model_validator(mode="after")
+        def _overlap_below_size(self) -> SectionChunker.Params:
+            if self.overlap_tokens >= self.max_tokens:
+                raise ValueError(f"overlap_tokens ({self.overlap_tokens}) must be smaller than max_tokens ({self.max_tokens})")
+            return self
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params

@@ -85,6 +85,13 @@ class JsonlLoader:
                 yield make_document(doc_id, text, metadata, p.index_fields)
 
 
+def _part_number(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        raise DataError(f"record part {value!r} is not a number (see `fields.part`)") from None
+
+
 class NccFieldNames(BaseModel):
     """Field names of the export (the real API's names are not public, so they are configurable)."""
 
@@ -145,7 +152,7 @@ class NccJsonLoader:
                 continue
             groups[(cancer, menu, lang)].append(record)
         for (cancer, menu, lang), parts in groups.items():
-            parts.sort(key=lambda r: r.get(f.part) or 0)
+            parts.sort(key=lambda r: _part_number(r.get(f.part)))
             first = parts[0]
             text = "\n".join(html_to_text(str(r[f.body]), p.boilerplate) for r in parts)
             metadata = {

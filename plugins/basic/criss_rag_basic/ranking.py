@@ -61,7 +61,7 @@ class MetadataFilter:
             requested = query.filters.get(self.params.field)
             if requested is None:
                 return hits
-            allowed = requested if isinstance(requested, list) else [requested]
+            allowed = list(requested) if isinstance(requested, list | tuple | set | frozenset) else [requested]
         wanted = {str(v) for v in allowed}
         return [h for h in hits if str(h.metadata.get(self.params.field)) in wanted]
 
