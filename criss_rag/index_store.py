@@ -39,6 +39,7 @@ class Manifest:
     corpus_fingerprint: str
     documents: int
     chunks: int
+    config_hash: str = ""
     plugins: dict[str, str] = field(default_factory=dict)
     format: int = FORMAT_VERSION
     created: str = ""

@@ -100,6 +100,7 @@ def ingest(pipeline: Pipeline, *, force: bool = False) -> IngestReport:
     manifest = Manifest(
         key=key,
         config_name=pipeline.config.name,
+        config_hash=pipeline.config.config_hash(),
         ingest_signature=signature,
         corpus_fingerprint=fingerprint,
         documents=len(documents),

@@ -50,7 +50,7 @@ class BM25:
         index = bm25s.BM25(k1=self.params.k1, b=self.params.b, corpus=corpus)
         index.index([self.analyzer.analyze(self._indexed_text(n)) for n in nodes], show_progress=False)
         retriever = BM25Retriever(existing_bm25=index, skip_stemming=True, token_pattern=_TERMS)
-        retriever.persist(str(directory))
+        retriever.persist(str(directory), show_progress=False)
 
     def _indexed_text(self, node: BaseNode) -> str:
         extra = [
