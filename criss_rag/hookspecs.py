@@ -63,9 +63,9 @@ def register_chunkers(register: Register) -> None:
 
 @hookspec
 def register_embeddings(register: Register) -> None:
-    """Register embedding models (protocol :class:`~criss_rag.protocols.EmbeddingFactory`).
+    """Register embedding models (the factory returns a LlamaIndex ``BaseEmbedding``).
 
-    The factory returns a LlamaIndex ``BaseEmbedding``; components that need vectors (a dense
+    The factory's result is used as it is: components that need vectors (a dense
     retriever) get it from ``ctx.embedding()``, never from LlamaIndex's global ``Settings``.
 
     :param register: call ``register(name, factory)`` for each embedding model.
@@ -196,7 +196,7 @@ def register_metrics(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each metric.
 
-    Bundled: ``criss-rag-basic`` registers ``retrieval`` (recall@k, MRR@10, hit@1).
+    Bundled: ``criss-rag-basic`` registers ``answer-basics`` (citations, refusal, sentences).
     """
 
 

@@ -130,8 +130,18 @@ def test_eval_retrieval_with_a_corpus_override_picks_the_loader_by_suffix(config
     assert bad.exit_code == 2 and "cannot tell which loader reads '.csv' files" in bad.output
 
 
-def test_real_cli_subprocess_validates_the_default_pipeline():
+def test_real_cli_subprocess_validates_and_explains_the_default_pipeline():
+    root = Path(__file__).resolve().parents[1]
     result = subprocess.run([sys.executable, "-m", "criss_rag", "validate", "examples/default.yaml"],
-                            capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=120)
+                            capture_output=True, text=True, cwd=root, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "pipeline 'default'" in result.stdout
+    result = subprocess.run([sys.executable, "-m", "criss_rag", "explain", "examples/default.yaml"],
+                            capture_output=True, text=True, cwd=root, timeout=120)
+    assert result.returncode == 0, result.stderr
+    import yaml
+
+    plan = yaml.safe_load(result.stdout)
+    assert plan["retrievers"][1]["languages"] == ["en"]
+    assert plan["refusal"]["min_score"] == 0.55
+    assert set(plan["plugins"]) == {"basic", "bm25", "faiss", "minilm"}

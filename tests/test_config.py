@@ -159,3 +159,18 @@ def test_config_hash_changes_with_params(host, tmp_path):
     b = parse_pipeline_text(FAKE_PIPELINE_YAML, host.registry, base_dir=tmp_path, overrides=["refusal.min_score=2"])
     assert a.config_hash() != b.config_hash()
     assert a.ingest_signature() == b.ingest_signature()  # the refusal policy does not change the index
+
+
+def test_same_component_twice_needs_labels(host, tmp_path):
+    twice = FAKE_PIPELINE_YAML + "filters: [{name: fake-drop-doc, doc_id: a}, {name: fake-drop-doc, doc_id: b}]\n"
+    with pytest.raises(ConfigError, match="two filters share the label 'fake-drop-doc'"):
+        load_pipeline_config(write(tmp_path, twice), host.registry)
+    labelled = twice.replace("doc_id: b}", "doc_id: b, label: drop-b}")
+    config = load_pipeline_config(write(tmp_path, labelled), host.registry)
+    assert [f.label for f in config.many("filters")] == ["fake-drop-doc", "drop-b"]
+
+
+def test_config_hash_does_not_depend_on_where_the_index_lives(host, tmp_path):
+    a = parse_pipeline_text(FAKE_PIPELINE_YAML, host.registry, base_dir=tmp_path / "one")
+    b = parse_pipeline_text(FAKE_PIPELINE_YAML, host.registry, base_dir=tmp_path / "two")
+    assert a.index_dir != b.index_dir and a.config_hash() == b.config_hash()

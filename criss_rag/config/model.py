@@ -50,7 +50,11 @@ STAGES: dict[str, tuple[str, bool, bool]] = {
     "generator": ("generator", False, True),
 }
 #: keys the engine reads itself, per list stage, with their defaults
-ENGINE_KEYS: dict[str, dict[str, Any]] = {"retrievers": {"label": None, "top_k": 20, "languages": None}}
+ENGINE_KEYS: dict[str, dict[str, Any]] = {
+    "retrievers": {"label": None, "top_k": 20, "languages": None},
+    "filters": {"label": None},
+    "rerankers": {"label": None},
+}
 TOP_LEVEL = {"version", "name", "description", "index", *STAGES}
 #: stages whose settings decide what ingest writes (the index key hashes them)
 INGEST_STAGES = ("chunker", "embedding", "retrievers")
@@ -110,7 +114,10 @@ class PipelineConfig:
         return out
 
     def config_hash(self) -> str:
-        return _hash(self.plan())
+        """Hash of every component setting; where the index lives does not change results."""
+        plan = self.plan()
+        plan.pop("index")
+        return _hash(plan)
 
     def ingest_signature(self) -> dict[str, Any]:
         """The settings that decide what ingest builds (loader path excluded: the corpus
@@ -223,7 +230,8 @@ def _component(
     name = value["name"]
     spec = registry.get(kind, name, where=f"{where(path + ('name',))}: stage {stage}")
     engine_defaults = ENGINE_KEYS.get(stage_key, {})
-    options = {key: value.get(key, default) for key, default in engine_defaults.items()}
+    # plain lists/dicts (not the line-tracking YAML types) so plans dump and hash cleanly
+    options = {key: json.loads(json.dumps(value.get(key, default))) for key, default in engine_defaults.items()}
     if "top_k" in options and (not isinstance(options["top_k"], int) or options["top_k"] < 1):
         raise ConfigError(f"{where(path + ('top_k',))}: stage {stage}: `top_k` must be a positive integer")
     languages = options.get("languages")

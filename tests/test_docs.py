@@ -1,0 +1,259 @@
+"""Keep the docs honest: hook signatures, bundled components and their params, CLI commands and
+the plugin examples must match the code. Each test collects everything missing and fails with the
+whole list."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import tomllib
+import types
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import click
+from pydantic import BaseModel
+
+from criss_rag import hookspecs
+from criss_rag.cli.main import build_cli
+from criss_rag.config.model import ENGINE_KEYS
+from criss_rag.plugins import ENTRY_POINT_GROUP, PluginHost
+from criss_rag.registry import ComponentSpec
+from criss_rag.testing import plugin_host
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+def read_doc(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+# -- Markdown helpers ----------------------------------------------------------------------------
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
+
+
+def headings(text: str) -> list[tuple[int, int, str]]:
+    """(line index, level, title) of every heading outside fenced code blocks."""
+    found = []
+    in_fence = False
+    for i, line in enumerate(text.splitlines()):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        match = None if in_fence else _HEADING.match(line)
+        if match:
+            found.append((i, len(match.group(1)), match.group(2)))
+    return found
+
+
+def section(text: str, wanted: Callable[[str], bool]) -> str | None:
+    """The first section whose heading title satisfies ``wanted``: its heading line and every line
+    up to the next heading of the same or a higher level."""
+    lines = text.splitlines()
+    marks = headings(text)
+    for n, (start, level, title) in enumerate(marks):
+        if wanted(title):
+            end = next((i for i, lvl, _ in marks[n + 1 :] if lvl <= level), len(lines))
+            return "\n".join(lines[start:end])
+    return None
+
+
+def python_blocks(text: str) -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL)
+
+
+# -- what the code defines ------------------------------------------------------------------------
+
+
+def hook_functions() -> list[Callable[..., None]]:
+    return [
+        func
+        for name, func in inspect.getmembers(hookspecs, inspect.isfunction)
+        if name.startswith("register_") and func.__module__ == hookspecs.__name__
+    ]
+
+
+def _annotation(annotation: object) -> str:
+    # hookspecs uses `from __future__ import annotations`, so annotations are the source strings
+    return annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
+
+
+def hook_signature(func: Callable[..., None]) -> str:
+    """``name(param: Annotation, ...) -> Return`` from ``inspect.signature``, annotations unquoted."""
+    sig = inspect.signature(func)
+    params = ", ".join(
+        p.name if p.annotation is inspect.Parameter.empty else f"{p.name}: {_annotation(p.annotation)}"
+        for p in sig.parameters.values()
+    )
+    return f"{func.__name__}({params}) -> {_annotation(sig.return_annotation)}"
+
+
+def bundled_plugin_names() -> set[str]:
+    """Entry-point names declared by the distributions under plugins/."""
+    names: set[str] = set()
+    for pyproject in sorted((ROOT / "plugins").glob("*/pyproject.toml")):
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        names.update(data["project"]["entry-points"][ENTRY_POINT_GROUP])
+    return names
+
+
+def bundled_specs() -> list[ComponentSpec]:
+    """Every component the bundled plugins register (the example plugin titleboost excluded)."""
+    bundled = bundled_plugin_names()
+    assert bundled, "no bundled plugins found under plugins/"
+    host = PluginHost(strict=True)
+    missing = sorted(bundled - set(host.plugins))
+    assert not missing, f"bundled plugins not installed: {missing}"
+    specs = [spec for spec in host.registry.specs() if spec.plugin != "titleboost" and spec.plugin in bundled]
+    assert specs, "the bundled plugins registered no components"
+    return specs
+
+
+def component_section(text: str, spec: ComponentSpec) -> str | None:
+    return section(text, lambda title: f"`{spec.name}`" in title and f"({spec.kind})" in title)
+
+
+def param_names(model: type[BaseModel], prefix: str = "") -> Iterator[str]:
+    """Every param of a Params model, nested models' fields as ``parent.child``."""
+    for name, field in model.model_fields.items():
+        yield prefix + name
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            yield from param_names(annotation, f"{prefix}{name}.")
+
+
+def cli_commands(group: click.Group, prefix: str = "") -> Iterator[tuple[str, click.Command]]:
+    for name, command in sorted(group.commands.items()):
+        path = f"{prefix}{name}"
+        yield path, command
+        if isinstance(command, click.Group):
+            yield from cli_commands(command, path + " ")
+
+
+# -- (1) every hook, with its exact signature -------------------------------------------------------
+
+
+def test_every_hook_signature_is_documented_exactly():
+    text = read_doc("plugin-hooks.md")
+    hooks = hook_functions()
+    assert hooks, "criss_rag.hookspecs defines no register_* hooks"
+    titles = {title for _, _, title in headings(text)}
+    missing = [sig for sig in map(hook_signature, hooks) if sig not in text]
+    assert not missing, f"docs/plugin-hooks.md lacks these hook signatures: {missing}"
+    not_headings = [sig for sig in map(hook_signature, hooks) if f"`{sig}`" not in titles]
+    assert not not_headings, f"docs/plugin-hooks.md should have a heading ### `SIGNATURE` for: {not_headings}"
+
+
+def test_plugin_hooks_page_documents_no_stale_hooks():
+    text = read_doc("plugin-hooks.md")
+    real = {func.__name__ for func in hook_functions()}
+    documented = {m.group(1) for _, _, title in headings(text) if (m := re.match(r"`(register_\w+)\(", title))}
+    assert documented, "docs/plugin-hooks.md has no hook headings"
+    assert not documented - real, f"documented hooks that hookspecs.py does not define: {sorted(documented - real)}"
+
+
+def test_every_hook_has_a_runnable_example_that_registers():
+    """Each ```python block of plugin-hooks.md runs; blocks with @hookimpl functions register
+    cleanly in a strict host; together they implement every hook."""
+    blocks = python_blocks(read_doc("plugin-hooks.md"))
+    assert blocks, "docs/plugin-hooks.md has no python examples"
+    implemented: set[str] = set()
+    for n, code in enumerate(blocks):
+        namespace: dict[str, object] = {"__name__": f"doc_example_{n}"}
+        exec(compile(code, f"docs/plugin-hooks.md python block {n + 1}", "exec"), namespace)
+        impls = {name: obj for name, obj in namespace.items()
+                 if callable(obj) and hasattr(obj, f"{hookspecs.PROJECT_NAME}_impl")}
+        if not impls:
+            continue
+        module = types.ModuleType(f"doc_example_{n}")
+        for name, obj in impls.items():
+            setattr(module, name, obj)
+        host = plugin_host({"doc-example": module}, strict=True)
+        info = host.plugins["doc-example"]
+        assert set(info.hooks) == set(impls), f"block {n + 1}: registered hooks {info.hooks}, defined {sorted(impls)}"
+        if "register_commands" in impls:
+            group = click.Group("criss-rag")
+            impls["register_commands"](cli=group)
+            assert group.commands, f"block {n + 1}: register_commands added no command"
+        else:
+            assert info.components, f"block {n + 1}: registered no component"
+        implemented.update(impls)
+    hooks = {func.__name__ for func in hook_functions()}
+    assert not hooks - implemented, f"hooks without an example in docs/plugin-hooks.md: {sorted(hooks - implemented)}"
+
+
+# -- (2) every bundled component, (4) with every param ----------------------------------------------
+
+
+def test_every_bundled_component_is_in_the_yaml_reference():
+    text = read_doc("yaml-reference.md")
+    specs = bundled_specs()
+    missing = [f"{spec.kind} {spec.name}" for spec in specs if f"`{spec.name}`" not in text]
+    assert not missing, f"docs/yaml-reference.md does not mention: {missing}"
+    no_heading = [f"{spec.kind} {spec.name}" for spec in specs if component_section(text, spec) is None]
+    assert not no_heading, f"docs/yaml-reference.md needs a heading `NAME` (KIND) for: {no_heading}"
+
+
+def test_every_param_of_every_bundled_component_is_in_the_yaml_reference():
+    text = read_doc("yaml-reference.md")
+    missing = []
+    checked = 0
+    for spec in bundled_specs():
+        body = component_section(text, spec) or ""
+        for name in param_names(spec.params_model):
+            checked += 1
+            if name not in text:
+                missing.append(f"{spec.name}.{name} (nowhere)")
+            elif f"`{name}`" not in body:
+                missing.append(f"{spec.name}.{name} (not in the `{spec.name}` ({spec.kind}) section)")
+    assert checked, "the bundled components declare no params at all"
+    assert not missing, f"docs/yaml-reference.md lacks these params: {missing}"
+
+
+def test_engine_keys_are_in_the_yaml_reference():
+    body = section(read_doc("yaml-reference.md"), lambda title: title == "Engine keys")
+    assert body is not None, "docs/yaml-reference.md needs an `## Engine keys` section"
+    keys = [f"{stage}.{key}" for stage, options in ENGINE_KEYS.items() for key in options]
+    assert keys
+    missing = [key for key in keys if f"`{key.split('.', 1)[1]}`" not in body]
+    assert not missing, f"engine keys missing from the Engine keys section: {missing}"
+
+
+def test_every_bundled_plugin_has_a_page():
+    names = bundled_plugin_names()
+    assert names
+    missing = sorted(name for name in names if not (DOCS / "plugins" / f"{name}.md").is_file())
+    assert not missing, f"docs/plugins/ lacks a page for: {missing}"
+
+
+# -- (3) every CLI command, with its options --------------------------------------------------------
+
+
+def test_every_cli_command_is_in_the_cli_reference():
+    text = read_doc("cli.md")
+    cli = build_cli(PluginHost(strict=True))
+    commands = list(cli_commands(cli))
+    assert commands, "the CLI has no commands"
+    missing = [path for path, _ in commands if path.split()[-1] not in text]
+    assert not missing, f"docs/cli.md does not mention the commands: {missing}"
+    no_heading = [path for path, _ in commands
+                  if section(text, lambda title, path=path: title == f"`criss-rag {path}`") is None]
+    assert not no_heading, f"docs/cli.md needs a heading `criss-rag COMMAND` for: {no_heading}"
+
+
+def test_every_cli_option_and_argument_is_in_its_command_section():
+    text = read_doc("cli.md")
+    cli = build_cli(PluginHost(strict=True))
+    missing = []
+    for path, command in cli_commands(cli):
+        body = section(text, lambda title, path=path: title == f"`criss-rag {path}`") or ""
+        for param in command.params:
+            if isinstance(param, click.Argument):
+                names = [param.human_readable_name]
+            else:
+                names = [opt for opt in param.opts if opt.startswith("--")] or list(param.opts)
+            missing += [f"criss-rag {path} {name}" for name in names if f"`{name}" not in body]
+    assert not missing, f"docs/cli.md lacks these options/arguments in their command's section: {missing}"
