@@ -39,5 +39,9 @@ class ComponentContext:
     def embedding(self) -> BaseEmbedding:
         return self._pipeline.embedding(requested_by=self.stage)
 
+    def llm(self, key: str) -> Any:
+        """The LLM the config names under ``llms: {key: ...}`` (a LlamaIndex ``LLM``)."""
+        return self._pipeline.llm(key, requested_by=self.stage)
+
     def analyzer(self, spec: str | dict[str, Any]) -> Analyzer:
         return self._pipeline.analyzer(spec, requested_by=self.stage)

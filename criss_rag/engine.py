@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import replace
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -52,31 +53,63 @@ class Engine:
     def retrieve(self, query: Query, trace: Trace | None = None) -> list[Hit]:
         """Run every stage up to (not including) the refusal policy."""
         trace = trace if trace is not None else self._new_trace()
-        ranked: dict[str, list[Hit]] = {}
-        language = detect_language(query.text)
-        for cc, retriever in self.retrievers:
-            if cc.options["languages"] is not None and language not in cc.options["languages"]:
-                trace.stages.append(StageTrace(stage=f"retrieve:{cc.label}", component=cc.name, n_in=0, n_out=0, ms=0.0,
-                                               notes={"skipped": f"serves {cc.options['languages']}, question is {language}"}))
-                continue
+        for cc, transform in self.pipeline.many("query_transforms"):
             started = time.perf_counter()
-            found = self.pipeline.call(cc.stage, cc.name, retriever.retrieve, query, cc.options["top_k"])
-            ranked[cc.label] = [Hit(node, {cc.label: float(node.score or 0.0)}) for node in found]
-            trace.stages.append(_stage(f"retrieve:{cc.label}", cc.name, 0, ranked[cc.label], started))
-        fusion_cc = self.pipeline.config.one("fusion")
-        if fusion_cc is not None:
-            started = time.perf_counter()
-            n_in = sum(len(hits) for hits in ranked.values())
-            hits = self.pipeline.call("fusion", fusion_cc.name, self.pipeline.build(fusion_cc).fuse, query, ranked)
-            trace.stages.append(_stage("fusion", fusion_cc.name, n_in, hits, started))
-        else:
-            hits = next(iter(ranked.values()), [])
+            query = self.pipeline.call(cc.stage, cc.name, transform.transform, query)
+            trace.stages.append(StageTrace(stage=f"transform:{cc.label}", component=cc.name, n_in=0, n_out=0,
+                                           ms=_ms(started), notes={"retrieval_text": query.search_text}))
+        hits = self._retrieve_once(query, trace, suffix="")
+        hits = self._follow_hops(query, hits, trace)
         for stage, method in (("filters", "apply"), ("rerankers", "rerank")):
             for cc, component in self.pipeline.many(stage):
                 started = time.perf_counter()
                 n_in = len(hits)
                 hits = self.pipeline.call(cc.stage, cc.name, getattr(component, method), query, hits)
                 trace.stages.append(_stage(f"{stage[:-1]}:{cc.label}", cc.name, n_in, hits, started))
+        return hits
+
+    def _retrieve_once(self, query: Query, trace: Trace, suffix: str) -> list[Hit]:
+        """Every retriever (for the question's language), then fusion."""
+        ranked: dict[str, list[Hit]] = {}
+        language = detect_language(query.text)
+        for cc, retriever in self.retrievers:
+            stage = f"retrieve:{cc.label}{suffix}"
+            if cc.options["languages"] is not None and language not in cc.options["languages"]:
+                trace.stages.append(StageTrace(stage=stage, component=cc.name, n_in=0, n_out=0, ms=0.0,
+                                               notes={"skipped": f"serves {cc.options['languages']}, question is {language}"}))
+                continue
+            started = time.perf_counter()
+            found = self.pipeline.call(cc.stage, cc.name, retriever.retrieve, query, cc.options["top_k"])
+            ranked[cc.label] = [Hit(node, {cc.label: float(node.score or 0.0)}) for node in found]
+            trace.stages.append(_stage(stage, cc.name, 0, ranked[cc.label], started))
+        fusion_cc = self.pipeline.config.one("fusion")
+        if fusion_cc is None:
+            return next(iter(ranked.values()), [])
+        started = time.perf_counter()
+        hits = self.pipeline.call("fusion", fusion_cc.name, self.pipeline.build(fusion_cc).fuse, query, ranked)
+        trace.stages.append(_stage(f"fusion{suffix}", fusion_cc.name, sum(len(h) for h in ranked.values()), hits, started))
+        return hits
+
+    def _follow_hops(self, query: Query, hits: list[Hit], trace: Trace) -> list[Hit]:
+        """Multi-hop: while the policy names a follow-up query, retrieve again and append what is new."""
+        cc = self.pipeline.config.one("multihop")
+        if cc is None:
+            return hits
+        policy = self.pipeline.build(cc)
+        for hop in range(1, cc.options["max_hops"] + 1):
+            started = time.perf_counter()
+            follow_up = self.pipeline.call("multihop", cc.name, policy.next_query, query, hits, hop)
+            if not follow_up:
+                trace.stages.append(StageTrace(stage=f"hop:{hop}", component=cc.name, n_in=len(hits), n_out=len(hits),
+                                               ms=_ms(started), notes={"stopped": "evidence covers the question"}))
+                break
+            found = self._retrieve_once(replace(query, retrieval_text=follow_up), trace, suffix=f"@hop{hop}")
+            known = {h.node_id for h in hits}
+            added = [h for h in found if h.node_id not in known]
+            hits = hits + added
+            trace.stages.append(StageTrace(stage=f"hop:{hop}", component=cc.name, n_in=len(hits) - len(added),
+                                           n_out=len(hits), ms=_ms(started),
+                                           notes={"query": follow_up, "added": [h.node_id for h in added]}))
         return hits
 
     # -- answering ------------------------------------------------------------------------------

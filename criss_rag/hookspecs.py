@@ -75,6 +75,21 @@ def register_embeddings(register: Register) -> None:
 
 
 @hookspec
+def register_llms(register: Register) -> None:
+    """Register LLM backends (the factory returns a LlamaIndex ``LLM``).
+
+    A pipeline names its LLMs under ``llms:`` (``{my-llm: {name: ollama, model: ...}}``);
+    components that need one (an LLM generator, a keyword extractor, an LLM reranker) name it by
+    that key and get it from ``ctx.llm(key)``. Nothing ever falls back to a default LLM.
+
+    :param register: call ``register(name, factory)`` for each LLM backend.
+
+    Bundled: ``criss-rag-openai`` registers ``openai`` and ``openai-compatible``;
+    ``criss-rag-ollama`` registers ``ollama``.
+    """
+
+
+@hookspec
 def register_analyzers(register: Register) -> None:
     """Register text analyzers (protocol :class:`~criss_rag.protocols.Analyzer`).
 
@@ -85,6 +100,19 @@ def register_analyzers(register: Register) -> None:
 
     Bundled: ``criss-rag-basic`` registers ``english`` and ``standard`` (English words plus
     CJK character bigrams).
+    """
+
+
+@hookspec
+def register_query_transforms(register: Register) -> None:
+    """Register query transforms (protocol :class:`~criss_rag.protocols.QueryTransform`).
+
+    A query transform rewrites what retrieval searches for (e.g. keywords extracted from the
+    question); the original question is kept for generation.
+
+    :param register: call ``register(name, factory)`` for each query transform.
+
+    Bundled: ``criss-rag-basic`` registers ``keywords`` (the analyzer's terms of the question).
     """
 
 
@@ -110,6 +138,19 @@ def register_fusions(register: Register) -> None:
     :param register: call ``register(name, factory)`` for each fusion method.
 
     Bundled: ``criss-rag-basic`` registers ``rrf`` (reciprocal-rank fusion).
+    """
+
+
+@hookspec
+def register_hop_policies(register: Register) -> None:
+    """Register multi-hop policies (protocol :class:`~criss_rag.protocols.HopPolicy`).
+
+    After each retrieval hop the engine asks the policy for a follow-up query; ``None`` ends the
+    loop. The engine merges each hop's candidates and records every hop in the trace.
+
+    :param register: call ``register(name, factory)`` for each hop policy.
+
+    Bundled: ``criss-rag-basic`` registers ``missing-terms``.
     """
 
 

@@ -78,6 +78,17 @@ class Pipeline:
             )
         return self.build(cc)
 
+    def llm(self, key: str, *, requested_by: str) -> Any:
+        cc = self.config.llms.get(key)
+        if cc is None:
+            named = ", ".join(sorted(self.config.llms)) or "(none)"
+            raise ConfigError(
+                f"{self.config.source}: stage {requested_by} uses the LLM {key!r}, but `llms:` names only: "
+                f"{named}. Add it, e.g. `llms: {{{key}: {{name: ollama, model: qwen2.5}}}}`. Registered LLM "
+                f"backends: {', '.join(self.host.registry.names('llm')) or '(none)'}"
+            )
+        return self.build(cc)
+
     def analyzer(self, spec: str | dict[str, Any], *, requested_by: str) -> Any:
         if isinstance(spec, str):
             spec = {"name": spec}
@@ -105,4 +116,4 @@ class Pipeline:
                 out.extend(value)
             elif value is not None:
                 out.append(value)
-        return out
+        return out + list(self.config.llms.values())

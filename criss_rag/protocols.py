@@ -39,6 +39,20 @@ class Analyzer(Protocol):
 
 
 @runtime_checkable
+class QueryTransform(Protocol):
+    """Returns the query with ``retrieval_text`` rewritten (the question text itself unchanged)."""
+
+    def transform(self, query: Query) -> Query: ...
+
+
+@runtime_checkable
+class HopPolicy(Protocol):
+    """Given the candidates so far, returns a follow-up retrieval text, or ``None`` to stop."""
+
+    def next_query(self, query: Query, hits: list[Hit], hop: int) -> str | None: ...
+
+
+@runtime_checkable
 class Retriever(Protocol):
     """Owns an index: builds it at ingest, loads it at query time, retrieves from it."""
 

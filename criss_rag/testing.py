@@ -18,11 +18,14 @@ import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
+from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.schema import BaseNode, Document, MetadataMode, NodeWithScore, TextNode
 from llama_index.core.storage.docstore import BaseDocumentStore
 from pydantic import BaseModel, ConfigDict, Field
@@ -147,10 +150,10 @@ class KeywordRetriever:
 
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
         if self.embedding is not None:
-            q = self.embedding.get_query_embedding(query.text)
+            q = self.embedding.get_query_embedding(query.search_text)
             scored = [(sum(a * b for a, b in zip(q, self._vectors[n.node_id], strict=True)), n) for n in self._nodes]
         else:
-            words = set(_terms(query.text))
+            words = set(_terms(query.search_text))
             scored = [(float(len(words & set(_terms(n.get_content())))), n) for n in self._nodes]
         scored = [(s, n) for s, n in scored if s > 0]
         scored.sort(key=lambda item: -item[0])
@@ -248,6 +251,76 @@ class EchoGenerator:
         return Generation(text=f"{first}{marker}", model="fake-echo")
 
 
+class FakeLLM(CustomLLM):
+    """A LlamaIndex LLM that answers every prompt with ``reply`` and records the prompts."""
+
+    reply: str = "fake reply [1]"
+    prompts: list[str] = []
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return LLMMetadata(model_name="fake-llm", is_chat_model=False)
+
+    @llm_completion_callback()
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        self.prompts.append(prompt)
+        return CompletionResponse(text=self.reply)
+
+    @llm_completion_callback()
+    def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
+        self.prompts.append(prompt)
+
+        def gen() -> Iterator[CompletionResponse]:
+            text = ""
+            for word in self.reply.split(" "):
+                delta = word if not text else " " + word
+                text += delta
+                yield CompletionResponse(text=text, delta=delta)
+
+        return gen()
+
+
+class FakeLLMParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reply: str = "fake reply [1]"
+
+
+def fake_llm(params: FakeLLMParams, ctx: ComponentContext) -> FakeLLM:
+    """An LLM that always gives the same reply (tests only)."""
+    return FakeLLM(reply=params.reply, prompts=[])
+
+
+fake_llm.Params = FakeLLMParams  # type: ignore[attr-defined]
+
+
+class SuffixTransform:
+    """Appends ``suffix`` to what retrieval searches for."""
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        suffix: str = "cancer"
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+
+    def transform(self, query: Query) -> Query:
+        return replace(query, retrieval_text=f"{query.search_text} {self.params.suffix}")
+
+
+class ScriptedHops:
+    """Follows the listed queries, one per hop, then stops."""
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        queries: list[str] = Field(default_factory=list)
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+
+    def next_query(self, query: Query, hits: list[Hit], hop: int) -> str | None:
+        return self.params.queries[hop - 1] if hop <= len(self.params.queries) else None
+
+
 class FakeJudge:
     """Gives 1.0 when the answer cites something, else 0.0."""
 
@@ -273,9 +346,12 @@ def _make_fake_plugin() -> SimpleNamespace:
         "register_loaders": [("fake-loader", FakeLoader)],
         "register_chunkers": [("fake-chunker", FakeChunker)],
         "register_embeddings": [("fake-hash", hash_embedding)],
+        "register_llms": [("fake-llm", fake_llm)],
         "register_analyzers": [("fake-words", FakeAnalyzer)],
+        "register_query_transforms": [("fake-suffix", SuffixTransform)],
         "register_retrievers": [("fake-keyword", KeywordRetriever)],
         "register_fusions": [("fake-interleave", TopFusion)],
+        "register_hop_policies": [("fake-hops", ScriptedHops)],
         "register_filters": [("fake-drop-doc", DropDocFilter)],
         "register_rerankers": [("fake-reverse", ReverseReranker)],
         "register_refusal_policies": [("fake-min-score", MinScoreRefusal)],

@@ -28,12 +28,19 @@ class Query:
     """A question plus what the caller knows about it.
 
     ``filters`` carries request-level constraints (e.g. ``{"cancer_type": "breast"}``) that
-    filter components may read; ``history`` carries earlier chat turns.
+    filter components may read; ``history`` carries earlier chat turns; ``retrieval_text``, when a
+    query transform or a hop sets it, is what retrievers search for instead of ``text``.
     """
 
     text: str
     filters: Mapping[str, Any] = field(default_factory=dict)
     history: tuple[ChatTurn, ...] = ()
+    retrieval_text: str = ""
+
+    @property
+    def search_text(self) -> str:
+        """What retrievers should search for."""
+        return self.retrieval_text or self.text
 
 
 @dataclass

@@ -109,3 +109,54 @@ def test_llama_index_global_defaults_cannot_reach_a_remote_service(tmp_path):
         Settings.llm.complete("hello")
     with pytest.raises(ConfigError, match="never falls back"):
         Settings.embed_model.get_text_embedding("hello")
+
+
+def test_query_transform_changes_what_is_searched_not_the_question(tmp_path):
+    yaml_text = FAKE_PIPELINE_YAML + "query_transforms: [{name: fake-suffix, suffix: endoscopy}]\n"
+    answer = run_pipeline(yaml_text, "Which test?", tmp_path)
+    assert answer.question == "Which test?"
+    assert answer.trace.stages[0].stage == "transform:fake-suffix"
+    assert answer.trace.stages[0].notes["retrieval_text"] == "Which test? endoscopy"
+    assert answer.citations[0].doc_id == "gastric"
+
+
+def test_multihop_follows_queries_appends_new_evidence_and_stops(tmp_path):
+    yaml_text = FAKE_PIPELINE_YAML.replace("min_score: 1", "min_score: 0") + (
+        "multihop: {name: fake-hops, queries: [smoking cough, hepatitis], max_hops: 3}\n")
+    pipeline = pipeline_from_yaml(yaml_text, tmp_path)
+    ingest(pipeline)
+    from criss_rag.types import Query, Trace
+
+    engine = Engine.open(pipeline)
+    trace = Trace(config_hash="x")
+    hits = engine.retrieve(Query("stomach endoscopy"), trace)
+    hops = [s for s in trace.stages if s.stage.startswith("hop:")]
+    assert [h.notes.get("query") for h in hops] == ["smoking cough", "hepatitis", None]
+    assert hops[-1].notes["stopped"]
+    assert hits[0].doc_id == "gastric"  # first-hop ranking kept, later hops appended
+    assert {"lung", "liver"} <= {h.doc_id for h in hits}
+    assert all(n.startswith("lung") for n in hops[0].notes["added"])
+    assert "retrieve:fake-keyword@hop1" in [s.stage for s in trace.stages]
+
+
+def test_max_hops_caps_the_loop(tmp_path):
+    yaml_text = FAKE_PIPELINE_YAML + "multihop: {name: fake-hops, queries: [a, b, c, d], max_hops: 2}\n"
+    pipeline = pipeline_from_yaml(yaml_text, tmp_path)
+    ingest(pipeline)
+    from criss_rag.types import Query, Trace
+
+    trace = Trace(config_hash="x")
+    Engine.open(pipeline).retrieve(Query("lung"), trace)
+    assert [s.stage for s in trace.stages if s.stage.startswith("hop:")] == ["hop:1", "hop:2"]
+
+
+def test_llm_is_named_under_llms_and_unknown_keys_are_explained(tmp_path):
+    yaml_text = FAKE_PIPELINE_YAML + "llms: {mock: {name: fake-llm, reply: hi}}\n"
+    pipeline = pipeline_from_yaml(yaml_text, tmp_path)
+    from criss_rag.context import ComponentContext
+
+    ctx = ComponentContext(pipeline, "generator")
+    assert ctx.llm("mock").complete("x").text == "hi"
+    with pytest.raises(ConfigError, match=r"uses the LLM 'gpt', but `llms:` names only: mock"):
+        ctx.llm("gpt")
+    assert pipeline.config.plan()["llms"] == {"mock": {"name": "fake-llm", "reply": "hi"}}

@@ -8,8 +8,11 @@ A pipeline YAML has these top-level keys (see ``docs/yaml-reference.md``)::
     loader: {name: jsonl, path: corpus.jsonl}
     chunker: {name: sections}
     embedding: {name: minilm}      # optional: only if a component needs vectors
+    llms: {local: {name: ollama, model: qwen2.5}}   # optional: LLMs components refer to by key
+    query_transforms: []           # optional: rewrite what retrieval searches for
     retrievers: [{name: bm25, top_k: 20}, {name: faiss, top_k: 20}]
     fusion: {name: rrf}            # required when there is more than one retriever
+    multihop: {name: missing-terms, max_hops: 2}    # optional: follow-up retrieval hops
     filters: []
     rerankers: []
     refusal: {name: evidence-threshold, ...}
@@ -41,8 +44,10 @@ STAGES: dict[str, tuple[str, bool, bool]] = {
     "loader": ("loader", False, True),
     "chunker": ("chunker", False, True),
     "embedding": ("embedding", False, False),
+    "query_transforms": ("query_transform", True, False),
     "retrievers": ("retriever", True, True),
     "fusion": ("fusion", False, False),
+    "multihop": ("hop_policy", False, False),
     "filters": ("filter", True, False),
     "rerankers": ("reranker", True, False),
     "refusal": ("refusal", False, False),
@@ -54,8 +59,10 @@ ENGINE_KEYS: dict[str, dict[str, Any]] = {
     "retrievers": {"label": None, "top_k": 20, "languages": None},
     "filters": {"label": None},
     "rerankers": {"label": None},
+    "query_transforms": {"label": None},
+    "multihop": {"max_hops": 2},
 }
-TOP_LEVEL = {"version", "name", "description", "index", *STAGES}
+TOP_LEVEL = {"version", "name", "description", "index", "llms", *STAGES}
 #: stages whose settings decide what ingest writes (the index key hashes them)
 INGEST_STAGES = ("chunker", "embedding", "retrievers")
 
@@ -94,6 +101,7 @@ class PipelineConfig:
     base_dir: Path
     index_dir: Path
     components: dict[str, ComponentConfig | list[ComponentConfig] | None]
+    llms: dict[str, ComponentConfig] = field(default_factory=dict)
 
     def one(self, stage: str) -> ComponentConfig | None:
         value = self.components.get(stage)
@@ -106,6 +114,8 @@ class PipelineConfig:
 
     def plan(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "index": {"dir": str(self.index_dir)}}
+        if self.llms:
+            out["llms"] = {key: cc.plan() for key, cc in self.llms.items()}
         for stage, value in self.components.items():
             if isinstance(value, list):
                 out[stage] = [item.plan() for item in value]
@@ -195,6 +205,14 @@ def parse_pipeline(raw: Any, registry: Registry, *, source: str, base_dir: Path)
             f"Registered fusions: {', '.join(registry.names('fusion')) or '(none)'}"
         )
 
+    llms = raw.get("llms") or {}
+    if not isinstance(llms, dict):
+        raise ConfigError(f"{where(('llms',))}: `llms:` maps your names to LLMs, e.g. `llms: {{local: {{name: ollama, model: qwen2.5}}}}`")
+    llm_configs = {
+        str(key): _component(value, registry, "llm", f"llms.{key}", ("llms", key), raw, where, "llms")
+        for key, value in llms.items()
+    }
+
     index = raw.get("index") or {}
     if not isinstance(index, dict) or set(index) - {"dir"}:
         raise ConfigError(f"{where(('index',))}: `index:` takes one key, `dir:` (a folder path)")
@@ -208,6 +226,7 @@ def parse_pipeline(raw: Any, registry: Registry, *, source: str, base_dir: Path)
         base_dir=base_dir,
         index_dir=index_dir,
         components=components,
+        llms=llm_configs,
     )
 
 
@@ -232,8 +251,9 @@ def _component(
     engine_defaults = ENGINE_KEYS.get(stage_key, {})
     # plain lists/dicts (not the line-tracking YAML types) so plans dump and hash cleanly
     options = {key: json.loads(json.dumps(value.get(key, default))) for key, default in engine_defaults.items()}
-    if "top_k" in options and (not isinstance(options["top_k"], int) or options["top_k"] < 1):
-        raise ConfigError(f"{where(path + ('top_k',))}: stage {stage}: `top_k` must be a positive integer")
+    for key in ("top_k", "max_hops"):
+        if key in options and (not isinstance(options[key], int) or options[key] < 1):
+            raise ConfigError(f"{where(path + (key,))}: stage {stage}: `{key}` must be a positive integer")
     languages = options.get("languages")
     if languages is not None and (not isinstance(languages, list) or not all(isinstance(x, str) for x in languages)):
         raise ConfigError(

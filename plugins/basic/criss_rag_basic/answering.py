@@ -42,6 +42,9 @@ class EvidenceThreshold:
             default_factory=lambda: dict(DEFAULT_REFUSALS),
             description="refusal text per question language (en, ko, ja, zh); en is the fallback",
         )
+        no_evidence_message: dict[str, str] | None = Field(
+            None, description="refusal text when nothing at all was retrieved (e.g. 'No references'); default: `message`"
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         if (params.signal is None) != (params.min_score is None):
@@ -63,6 +66,8 @@ class EvidenceThreshold:
     def _refuse(self, query: Query, reason: str, detail: str) -> Refusal:
         language = detect_language(query.text)
         messages = self.params.message
+        if reason == "no_evidence" and self.params.no_evidence_message:
+            messages = self.params.no_evidence_message
         text = messages.get(language) or messages.get("en") or DEFAULT_REFUSALS["en"]
         return Refusal(reason, detail, text)
 

@@ -68,7 +68,7 @@ class BM25:
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
         if self._retriever is None or self._docstore is None:
             raise RuntimeError("BM25 index not loaded; call load() first")
-        terms = self.analyzer.analyze(query.text)
+        terms = self.analyzer.analyze(query.search_text)
         if not terms:
             return []
         num_docs = int(self._retriever.bm25.scores.get("num_docs", top_k))
