@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import numpy as np
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
     from criss_rag.pipeline import Pipeline
@@ -38,6 +40,11 @@ class ComponentContext:
 
     def embedding(self) -> BaseEmbedding:
         return self._pipeline.embedding(requested_by=self.stage)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of ``texts`` with the pipeline's embedding, through the embedding cache:
+        unchanged text is never embedded twice, and an interrupted ingest resumes."""
+        return self._pipeline.embed_documents(texts, requested_by=self.stage)
 
     def llm(self, key: str) -> Any:
         """The LLM the config names under ``llms: {key: ...}`` (a LlamaIndex ``LLM``)."""

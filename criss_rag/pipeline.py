@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from criss_rag.config import ComponentConfig, PipelineConfig, load_pipeline_config
+from criss_rag.config.model import stable_hash
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ComponentError, ConfigError, CrissRagError
 from criss_rag.llama_settings import guard_llama_settings
@@ -25,6 +26,7 @@ class Pipeline:
         self.show_progress = show_progress
         self._built: dict[str, Any] = {}
         self._analyzers: dict[str, Any] = {}
+        self.embedded_last = 0  # texts the last embed_documents() call computed (the rest were cached)
 
     @classmethod
     def from_file(
@@ -78,6 +80,23 @@ class Pipeline:
             )
         return self.build(cc)
 
+    def embed_documents(self, texts: Any, *, requested_by: str) -> Any:
+        from criss_rag.embedding_cache import EmbeddingCache, embed_with_cache
+
+        embedding = self.embedding(requested_by=requested_by)
+        cc = self.config.one("embedding")
+        model_id = f"{cc.name}:{stable_hash(cc.plan())}"
+        cache = EmbeddingCache(self.config.index_dir / ".cache" / "embeddings.sqlite")
+        try:
+            matrix, computed = embed_with_cache(
+                embedding, model_id, list(texts), cache, batch_size=max(1, int(embedding.embed_batch_size)) * 8,
+                show_progress=self.show_progress,
+            )
+        finally:
+            cache.close()
+        self.embedded_last = computed
+        return matrix
+
     def llm(self, key: str, *, requested_by: str) -> Any:
         cc = self.config.llms.get(key)
         if cc is None:
@@ -117,3 +136,4 @@ class Pipeline:
             elif value is not None:
                 out.append(value)
         return out + list(self.config.llms.values())
+

@@ -493,7 +493,7 @@ def test_sections_split_at_marker_lines():
 def test_section_chunks_ids_metadata_and_text():
     nodes = section_chunker().chunk([lung_document()])
     assert [n.node_id for n in nodes] == ["lung#s0", "lung#s1", "lung#s2", "lung#s3"]
-    assert [n.metadata["section"] for n in nodes] == ["", "Risk factors", "Symptoms", "Long section"]
+    assert [n.metadata["heading"] for n in nodes] == ["", "Risk factors", "Symptoms", "Long section"]
     assert nodes[0].text == "Lung cancer is the leading cause of cancer death."  # text before the first heading kept
     assert nodes[1].text == "Smoking causes most lung cancers.\nRadon gas is another cause."
     for node in nodes:
@@ -506,11 +506,11 @@ def test_section_chunks_ids_metadata_and_text():
 
 def test_long_sections_are_split_into_numbered_pieces():
     nodes = section_chunker(max_tokens=32, overlap_tokens=0).chunk([lung_document()])
-    long_ids = [n.node_id for n in nodes if n.metadata["section"] == "Long section"]
+    long_ids = [n.node_id for n in nodes if n.metadata["heading"] == "Long section"]
     assert len(long_ids) > 1
     assert long_ids == [f"lung#s3.{j}" for j in range(len(long_ids))]
     assert [n.node_id for n in nodes][:3] == ["lung#s0", "lung#s1", "lung#s2"]  # short sections not split
-    pieces = [n.text for n in nodes if n.metadata["section"] == "Long section"]
+    pieces = [n.text for n in nodes if n.metadata["heading"] == "Long section"]
     assert all(piece in LONG_SENTENCES for piece in pieces)
     assert "Sentence 0 " in pieces[0] and "Sentence 9 " in pieces[-1]
 
@@ -520,7 +520,7 @@ def test_heading_in_index_controls_the_embedded_text():
     without = section_chunker(heading_in_index=False).chunk([lung_document()])[1]
     assert "Risk factors" in with_heading.get_content(MetadataMode.EMBED)
     assert "Risk factors" not in without.get_content(MetadataMode.EMBED)
-    assert without.metadata["section"] == "Risk factors"  # still known, only not indexed
+    assert without.metadata["heading"] == "Risk factors"  # still known, only not indexed
     for node in (with_heading, without):
         assert node.get_content(MetadataMode.EMBED).startswith("Lung cancer")
         assert "en" not in node.get_content(MetadataMode.EMBED).split("\n")  # lang stays out
@@ -531,7 +531,7 @@ def test_custom_marker():
     text = "== Diet\nEat small meals often.\n== Exercise\nWalk daily if you can."
     doc = make_document("d", text, {"title": "T"}, ["title"])
     nodes = section_chunker(marker="==").chunk([doc])
-    assert [(n.node_id, n.metadata["section"], n.text) for n in nodes] == [
+    assert [(n.node_id, n.metadata["heading"], n.text) for n in nodes] == [
         ("d#s0", "Diet", "Eat small meals often."),
         ("d#s1", "Exercise", "Walk daily if you can."),
     ]

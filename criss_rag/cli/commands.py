@@ -191,7 +191,9 @@ def eval_retrieval(ctx: click.Context, config: Path, questions: Path, corpus: Pa
     finally:
         if sink:
             sink.close()
-    click.echo(summarise(results, k).line())
+    summary = summarise(results, k)
+    click.echo(summary.latency_line())
+    click.echo(summary.line())
 
 
 def _corpus_overrides(ctx: click.Context, config: Path, corpus: Path | None, loader: str | None) -> tuple[str, ...]:

@@ -80,6 +80,10 @@ class ComponentConfig:
     env_refs: dict[str, str] = field(default_factory=dict)  # param -> env var name
 
     @property
+    def params_model_type(self) -> type[BaseModel]:
+        return type(self.params)
+
+    @property
     def label(self) -> str:
         return str(self.options.get("label") or self.name)
 
@@ -127,22 +131,34 @@ class PipelineConfig:
         """Hash of every component setting; where the index lives does not change results."""
         plan = self.plan()
         plan.pop("index")
-        return _hash(plan)
+        return stable_hash(plan)
 
     def ingest_signature(self) -> dict[str, Any]:
         """The settings that decide what ingest builds (loader path excluded: the corpus
         fingerprint covers the content)."""
         plan = self.plan()
         signature = {stage: plan.get(stage) for stage in INGEST_STAGES}
-        for item in signature["retrievers"] or []:
+        for item, cc in zip(signature["retrievers"] or [], self.many("retrievers"), strict=True):
             item.pop("top_k", None)
             item.pop("languages", None)
+            for key in query_time_fields(cc.params_model_type):
+                item.pop(key, None)
         return signature
 
 
-def _hash(value: Any) -> str:
+def stable_hash(value: Any) -> str:
+    """A short content hash of JSON-able data (key order does not matter)."""
     blob = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def query_time_fields(model: type[BaseModel]) -> list[str]:
+    """Params marked ``Field(json_schema_extra={"query_time": True})``: they change how an index is
+    searched, not what it holds, so changing them needs no re-ingest."""
+    return [
+        name for name, info in model.model_fields.items()
+        if isinstance(info.json_schema_extra, dict) and info.json_schema_extra.get("query_time")
+    ]
 
 
 def parse_pipeline(raw: Any, registry: Registry, *, source: str, base_dir: Path) -> PipelineConfig:

@@ -71,8 +71,8 @@ class SectionChunker:
                 pieces = self.splitter.split_text(body) or [body]
                 for p, piece in enumerate(pieces):
                     suffix = f"#s{s}" + (f".{p}" if len(pieces) > 1 else "")
-                    node = _chunk_node(doc, doc.doc_id + suffix, piece, {"section": heading})
+                    node = _chunk_node(doc, doc.doc_id + suffix, piece, {"heading": heading})
                     if not (self.params.heading_in_index and heading):
-                        node.excluded_embed_metadata_keys.append("section")
+                        node.excluded_embed_metadata_keys.append("heading")
                     nodes.append(node)
         return nodes

@@ -46,7 +46,7 @@ class ExtractiveGenerator:
         about: dict[int, set[str]] = {}  # what each passage is about: its title and section terms
         for evidence in context.evidence:
             meta = evidence.hit.metadata
-            about[evidence.number] = set(self.analyzer.analyze(f"{meta.get('title', '')} {meta.get('section', '')}"))
+            about[evidence.number] = set(self.analyzer.analyze(f"{meta.get('title', '')} {meta.get('heading', '')}"))
             # heading-marker lines ("### Symptoms") are not sentences; unskipped they would be
             # glued to the sentence after them, since a single line break does not end a sentence
             text = "\n".join(line for line in evidence.text.splitlines() if not _HEADING_LINE.match(line))

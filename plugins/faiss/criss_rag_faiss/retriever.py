@@ -1,5 +1,5 @@
 """Dense retrieval: FAISS inner product over L2-normalised vectors (cosine similarity), stored
-with LlamaIndex's ``FaissVectorStore``."""
+with LlamaIndex's ``FaissVectorStore``. Exact (flat) or approximate (HNSW, IVF, IVF-PQ) indexes."""
 
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ from llama_index.vector_stores.faiss import FaissVectorStore
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.errors import IndexStoreError
+from criss_rag.errors import ConfigError, IndexStoreError
 from criss_rag.types import Query
 
 VECTORS = "vectors.faiss"
 IDS = "node_ids.json"
+QUERY_TIME = {"query_time": True}  # search settings: changing them needs no re-ingest
 
 
 def normalise(matrix: np.ndarray) -> np.ndarray:
@@ -35,24 +36,52 @@ class FaissDense:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        index_type: Literal["flat"] = Field("flat", description="exact inner-product search")
+        index_type: Literal["flat", "hnsw", "ivf", "ivf-pq"] = Field(
+            "flat", description="flat = exact; hnsw, ivf, ivf-pq = approximate, for large corpora"
+        )
+        hnsw_m: int = Field(32, ge=4, description="hnsw: neighbours per node (memory vs recall)")
+        ef_construction: int = Field(200, ge=8, description="hnsw: build-time search depth")
+        ef_search: int = Field(128, ge=1, description="hnsw: query-time search depth", json_schema_extra=QUERY_TIME)
+        nlist: int = Field(1024, ge=1, description="ivf: number of clusters (capped at vectors/39 for training)")
+        nprobe: int = Field(16, ge=1, description="ivf: clusters searched per query", json_schema_extra=QUERY_TIME)
+        pq_m: int = Field(48, ge=1, description="ivf-pq: sub-quantizers (must divide the dimension)")
+        pq_bits: int = Field(8, ge=4, le=12, description="ivf-pq: bits per sub-quantizer code")
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
+        self.ctx = ctx
         self.embedding = ctx.embedding()
-        self.show_progress = ctx.show_progress
         self._store: FaissVectorStore | None = None
         self._ids: list[str] = []
         self._docstore: BaseDocumentStore | None = None
 
+    def _new_index(self, vectors: np.ndarray) -> faiss.Index:
+        p, (n, dim) = self.params, vectors.shape
+        if p.index_type == "flat":
+            return faiss.IndexFlatIP(dim)
+        if p.index_type == "hnsw":
+            index = faiss.IndexHNSWFlat(dim, p.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            index.hnsw.efConstruction = p.ef_construction
+            return index
+        nlist = max(1, min(p.nlist, n // 39))  # FAISS wants >= 39 training points per cluster
+        quantizer = faiss.IndexFlatIP(dim)
+        if p.index_type == "ivf":
+            index = faiss.IndexIVFFlat(quantizer, dim, nlist, faiss.METRIC_INNER_PRODUCT)
+        else:
+            if dim % p.pq_m:
+                raise ConfigError(f"faiss ivf-pq: pq_m={p.pq_m} must divide the embedding dimension {dim}")
+            index = faiss.IndexIVFPQ(quantizer, dim, nlist, p.pq_m, p.pq_bits, faiss.METRIC_INNER_PRODUCT)
+        index.train(vectors)
+        return index
+
     def build(self, nodes: Sequence[BaseNode], directory: Path) -> None:
-        texts = [node.get_content(MetadataMode.EMBED) for node in nodes]
-        vectors = normalise(self.embedding.get_text_embedding_batch(texts, show_progress=self.show_progress))
-        store = FaissVectorStore(faiss_index=faiss.IndexFlatIP(vectors.shape[1]))
+        vectors = normalise(self.ctx.embed_documents([node.get_content(MetadataMode.EMBED) for node in nodes]))
+        index = self._new_index(vectors)
+        store = FaissVectorStore(faiss_index=index)
         store.client.add(vectors)
         store.persist(persist_path=str(directory / VECTORS))
         meta = {"node_ids": [node.node_id for node in nodes], "dim": int(vectors.shape[1]),
-                "embedding": self.embedding.model_name}
+                "embedding": self.embedding.model_name, "index_type": self.params.index_type}
         (directory / IDS).write_text(json.dumps(meta), encoding="utf-8")
 
     def load(self, directory: Path, docstore: BaseDocumentStore) -> None:
@@ -61,8 +90,13 @@ class FaissDense:
             self._store = FaissVectorStore.from_persist_path(str(directory / VECTORS))
         except (OSError, ValueError, RuntimeError) as exc:
             raise IndexStoreError(f"FAISS index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`") from None
-        if self._store.client.ntotal != len(meta["node_ids"]):
+        index = self._store.client
+        if index.ntotal != len(meta["node_ids"]):
             raise IndexStoreError(f"FAISS index at {directory} does not match its id list; re-run `criss-rag ingest CONFIG --force`")
+        if hasattr(index, "nprobe"):
+            index.nprobe = self.params.nprobe
+        if hasattr(index, "hnsw"):
+            index.hnsw.efSearch = self.params.ef_search
         self._ids = meta["node_ids"]
         self._docstore = docstore
 
@@ -74,4 +108,5 @@ class FaissDense:
         return [
             NodeWithScore(node=self._docstore.get_node(self._ids[int(i)]), score=float(s))
             for i, s in zip(result.ids or [], result.similarities or [], strict=True)
+            if int(i) >= 0  # approximate indexes pad with -1 when they find fewer than top_k
         ]
