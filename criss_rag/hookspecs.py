@@ -34,6 +34,11 @@ PROJECT_NAME = "criss_rag"
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 
+#: Deprecated hooks: name -> what to implement instead. A plugin implementing one still works and
+#: gets a ``CrissRagDeprecationWarning`` naming the plugin; the hook is removed no earlier than the
+#: next minor release after the deprecation shipped (see docs/plugin-hooks.md, "Compatibility").
+DEPRECATED_HOOKS: dict[str, str] = {}
+
 
 @hookspec
 def register_loaders(register: Register) -> None:

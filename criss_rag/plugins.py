@@ -8,8 +8,12 @@ or while registering is reported by name and skipped, unless ``CRISS_RAG_STRICT_
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
+import time
 import traceback
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
@@ -24,6 +28,13 @@ from criss_rag.registry import KINDS, Registry
 ENTRY_POINT_GROUP = "criss_rag"
 STRICT_ENV = "CRISS_RAG_STRICT_PLUGINS"
 ONLY_ENV = "CRISS_RAG_LOAD_PLUGINS"
+TRACE_ENV = "CRISS_RAG_TRACE_PLUGINS"
+
+log = logging.getLogger("criss_rag.plugins")
+
+
+class CrissRagDeprecationWarning(DeprecationWarning):
+    """A plugin implements a hook that is deprecated (see ``hookspecs.DEPRECATED_HOOKS``)."""
 
 
 @dataclass
@@ -79,6 +90,13 @@ class PluginHost:
         self.registry = Registry()
         self.plugins: dict[str, PluginInfo] = {}
         self.failures: list[PluginFailure] = []
+        self.skipped: list[PluginInfo] = []  # installed, but left out by CRISS_RAG_LOAD_PLUGINS
+        self.trace = _env_flag(TRACE_ENV)
+        if self.trace and not log.handlers:
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setFormatter(logging.Formatter("[criss-rag plugins] %(message)s"))
+            log.addHandler(handler)
+            log.setLevel(logging.INFO)
         candidates: list[tuple[str, str, str, Callable[[], Any]]] = []
         if use_entry_points:
             for ep in entry_points(group=ENTRY_POINT_GROUP):
@@ -104,8 +122,10 @@ class PluginHost:
             self._fail(wanted, "import", f"not installed (named in {ONLY_ENV})")
         for name, dist, version, load in candidates:
             if self.only is not None and name not in self.only:
+                self.skipped.append(PluginInfo(name=name, version=version, distribution=dist))
                 continue
             try:
+                started = time.perf_counter()
                 module = load()
                 self.pm.register(module, name=name)
                 self.pm.check_pending()
@@ -114,6 +134,7 @@ class PluginHost:
                     self.pm.unregister(name=name)
                 self._fail(name, "import", _describe(exc))
                 continue
+            self._trace(f"{name}: imported in {(time.perf_counter() - started) * 1000:.1f} ms")
             self._register_components(name, dist, version)
 
     def _register_components(self, name: str, dist: str, version: str) -> None:
@@ -129,15 +150,30 @@ class PluginHost:
                 def register(comp_name: str, factory: Callable[..., Any], kind: str = kind) -> None:
                     staged.append((kind, comp_name, factory))
 
+                before = len(staged)
+                started = time.perf_counter()
                 try:
                     impl.function(register=register)
                 except Exception as exc:
                     self.pm.unregister(name=name)
                     self._fail(name, "register", f"{hook_name} raised {_describe(exc)}")
                     return
+                self._trace(
+                    f"{name}.{hook_name}: {len(staged) - before} component(s) "
+                    f"in {(time.perf_counter() - started) * 1000:.2f} ms"
+                )
         for impl in self.pm.hook.register_commands.get_hookimpls():
             if impl.plugin is plugin:
                 info.hooks.append("register_commands")
+        for hook_name in info.hooks:
+            if hook_name in hookspecs.DEPRECATED_HOOKS:
+                warnings.warn(
+                    CrissRagDeprecationWarning(
+                        f"plugin {name!r} implements {hook_name}, which is deprecated: "
+                        f"{hookspecs.DEPRECATED_HOOKS[hook_name]}"
+                    ),
+                    stacklevel=2,
+                )
         for kind, comp_name, factory in staged:
             try:
                 self.registry.add(kind, comp_name, factory, plugin=name)
@@ -146,6 +182,10 @@ class PluginHost:
                 continue
             info.components.setdefault(kind, []).append(comp_name)
         self.plugins[name] = info
+
+    def _trace(self, message: str) -> None:
+        if self.trace:
+            log.info(message)
 
     # -- queries -----------------------------------------------------------------------------
     def versions(self) -> dict[str, str]:

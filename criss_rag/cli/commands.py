@@ -92,22 +92,35 @@ def chat(ctx: click.Context, config: Path, overrides: tuple[str, ...]) -> None:
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--all", "show_all", is_flag=True,
+              help="Also list plugins left out by CRISS_RAG_LOAD_PLUGINS, and each component's summary.")
+@click.option("--hook", "hook", default=None, metavar="NAME", help="Only plugins implementing this hook.")
 @click.pass_context
-def plugins(ctx: click.Context, as_json: bool) -> None:
+def plugins(ctx: click.Context, as_json: bool, show_all: bool, hook: str | None) -> None:
     """List installed plugins: name, version, components registered, hooks; and failures."""
+    from criss_rag import hookspecs
+
     host = host_from(ctx)
+    hooks = sorted(name for name in dir(hookspecs) if name.startswith("register_") and callable(getattr(hookspecs, name)))
+    if hook is not None and hook not in hooks:
+        raise ConfigError(f"--hook {hook!r}: no such hook. Hooks: {', '.join(hooks)}")
+    loaded = [i for i in sorted(host.plugins.values(), key=lambda i: i.name) if hook is None or hook in i.hooks]
     if as_json:
-        data = {
+        data: dict[str, Any] = {
             "plugins": [
                 {"name": i.name, "version": i.version, "distribution": i.distribution,
                  "components": i.components, "hooks": i.hooks}
-                for i in sorted(host.plugins.values(), key=lambda i: i.name)
+                for i in loaded
             ],
             "failures": [{"name": f.name, "stage": f.stage, "error": f.error} for f in host.failures],
         }
+        if show_all:
+            data["skipped"] = [{"name": i.name, "version": i.version, "distribution": i.distribution}
+                               for i in host.skipped]
+            data["summaries"] = {f"{s.kind}:{s.name}": s.summary for s in host.registry.specs()}
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        click.echo(render_plugins(host))
+        click.echo(render_plugins(host, loaded, show_all=show_all))
 
 
 @cli.command()

@@ -70,6 +70,7 @@ def build_cli(host: PluginHost) -> click.Group:
     for impl in host.pm.hook.register_commands.get_hookimpls():
         try:
             impl.function(cli=cli)
+            host._trace(f"{impl.plugin_name}.register_commands: called")
         except Exception as exc:  # a plugin's broken command must not take the CLI down
             if host.strict:
                 raise

@@ -6,7 +6,7 @@ import textwrap
 
 import yaml
 
-from criss_rag.plugins import PluginHost
+from criss_rag.plugins import PluginHost, PluginInfo
 from criss_rag.types import Answer
 
 
@@ -31,13 +31,20 @@ def render_plan(plan: dict) -> str:
     return yaml.safe_dump(plan, sort_keys=False, allow_unicode=True)
 
 
-def render_plugins(host: PluginHost) -> str:
+def render_plugins(host: PluginHost, plugins: list[PluginInfo], *, show_all: bool = False) -> str:
     lines = []
-    for info in sorted(host.plugins.values(), key=lambda i: i.name):
+    for info in plugins:
         lines.append(f"{info.name} {info.version} ({info.distribution})")
         for kind, names in info.components.items():
-            lines.append(f"  {kind}: {', '.join(sorted(names))}")
+            if show_all:
+                for name in sorted(names):
+                    lines.append(f"  {kind} {name}: {host.registry.get(kind, name).summary}")
+            else:
+                lines.append(f"  {kind}: {', '.join(sorted(names))}")
         lines.append(f"  hooks: {', '.join(info.hooks)}")
+    if show_all:
+        for info in host.skipped:
+            lines.append(f"{info.name} {info.version} ({info.distribution}): not loaded (not in CRISS_RAG_LOAD_PLUGINS)")
     for failure in host.failures:
         lines.append(f"FAILED {failure.name}: {failure.stage}: {failure.error}")
     return "\n".join(lines) or "no plugins installed"
