@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from criss_rag.cli.main import cli, host_from
+from criss_rag.cli.context import host_from
 from criss_rag.cli.render import render_answer, render_plan, render_plugins, render_trace
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError
@@ -25,7 +25,7 @@ def _pipeline(ctx: click.Context, config: Path, overrides: tuple[str, ...], prog
     return Pipeline.from_file(config, host_from(ctx), overrides, show_progress=progress)
 
 
-@cli.command()
+@click.command()
 @CONFIG
 @SET
 @click.option("--force", is_flag=True, help="Rebuild even if an index for this config and corpus exists.")
@@ -46,7 +46,7 @@ def _parse_filters(items: tuple[str, ...]) -> dict[str, Any]:
     return filters
 
 
-@cli.command()
+@click.command()
 @CONFIG
 @click.argument("question")
 @SET
@@ -67,7 +67,7 @@ def ask(ctx: click.Context, config: Path, question: str, overrides: tuple[str, .
         click.echo(render_trace(answer))
 
 
-@cli.command()
+@click.command()
 @CONFIG
 @SET
 @click.pass_context
@@ -90,7 +90,7 @@ def chat(ctx: click.Context, config: Path, overrides: tuple[str, ...]) -> None:
             click.echo(render_answer(engine.ask(question)))
 
 
-@cli.command()
+@click.command()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--all", "show_all", is_flag=True,
               help="Also list plugins left out by CRISS_RAG_LOAD_PLUGINS, and each component's summary.")
@@ -123,7 +123,7 @@ def plugins(ctx: click.Context, as_json: bool, show_all: bool, hook: str | None)
         click.echo(render_plugins(host, loaded, show_all=show_all))
 
 
-@cli.command()
+@click.command()
 @CONFIG
 @SET
 @click.pass_context
@@ -133,7 +133,7 @@ def validate(ctx: click.Context, config: Path, overrides: tuple[str, ...]) -> No
     click.echo(f"ok: {config} (pipeline {pipeline.config.name!r}, config hash {pipeline.config.config_hash()})")
 
 
-@cli.command()
+@click.command()
 @CONFIG
 @SET
 @click.pass_context
@@ -146,7 +146,7 @@ def explain(ctx: click.Context, config: Path, overrides: tuple[str, ...]) -> Non
     click.echo(render_plan(plan))
 
 
-@cli.command()
+@click.command()
 @click.option("--config", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Pipeline to demo (default: examples/default.yaml of the repository).")
 @click.pass_context
@@ -166,7 +166,7 @@ def demo(ctx: click.Context, config: Path | None) -> None:
             click.echo(render_answer(engine.ask(question)))
 
 
-@cli.group(name="eval")
+@click.group(name="eval")
 def eval_group() -> None:
     """Evaluate pipelines."""
 
@@ -229,3 +229,7 @@ def _corpus_overrides(ctx: click.Context, config: Path, corpus: Path | None, loa
             loader = matches[0]
         click.echo(f"corpus: {corpus} (loader {loader})", err=True)
     return (f"loader={{name: {loader}, path: {json.dumps(str(corpus.resolve()))}}}",)
+
+
+#: The core commands, added to every new root command by ``build_cli``.
+CORE_COMMANDS: list[click.Command] = [ingest, ask, chat, plugins, validate, explain, demo, eval_group]

@@ -42,31 +42,29 @@ class CrissGroup(click.Group):
             ) from None
 
 
-@click.group(cls=CrissGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="criss-rag")
-@click.pass_context
-def cli(ctx: click.Context) -> None:
-    """criss_rag: evidence-grounded cancer-information chatbots built from plugins.
+def new_root() -> click.Group:
+    """A fresh root command (no module-level group is ever mutated by plugins)."""
 
-    Pipelines are YAML files naming registered components; `criss-rag plugins` lists them.
-    """
-    ctx.ensure_object(dict)
+    @click.group(cls=CrissGroup, context_settings={"help_option_names": ["-h", "--help"]})
+    @click.version_option(__version__, prog_name="criss-rag")
+    @click.pass_context
+    def cli(ctx: click.Context) -> None:
+        """criss_rag: evidence-grounded cancer-information chatbots built from plugins.
 
+        Pipelines are YAML files naming registered components; `criss-rag plugins` lists them.
+        """
+        ctx.ensure_object(dict)
 
-def host_from(ctx: click.Context) -> PluginHost:
-    """The plugin host made by ``main`` (tests invoking ``cli`` directly get a fresh one)."""
-    root = ctx.find_root()
-    root.ensure_object(dict)
-    if "host" not in root.obj:
-        root.obj["host"] = PluginHost()
-        root.obj["host"].report_failures(lambda line: click.echo(line, err=True))
-    return root.obj["host"]
+    return cli
 
 
 def build_cli(host: PluginHost) -> click.Group:
-    """The root command with every plugin's commands added."""
-    from criss_rag.cli import commands  # noqa: F401  (registers the core commands on `cli`)
+    """The root command: the core commands plus every plugin's commands."""
+    from criss_rag.cli.commands import CORE_COMMANDS
 
+    cli = new_root()
+    for command in CORE_COMMANDS:
+        cli.add_command(command)
     for impl in host.pm.hook.register_commands.get_hookimpls():
         try:
             impl.function(cli=cli)

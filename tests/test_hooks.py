@@ -1,0 +1,132 @@
+"""Every hook in the hookspec module has a test: a plugin implementing only that hook registers a
+component, and the component is then used the way the engine or the CLI uses it."""
+
+from __future__ import annotations
+
+import inspect
+from types import SimpleNamespace
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from criss_rag import hookimpl, hookspecs
+from criss_rag.cli.main import build_cli
+from criss_rag.context import ComponentContext
+from criss_rag.registry import KINDS
+from criss_rag.testing import (
+    FAKE_PIPELINE_YAML,
+    AllContext,
+    DropDocFilter,
+    EchoGenerator,
+    FakeAnalyzer,
+    FakeChunker,
+    FakeJudge,
+    FakeLoader,
+    FakeMetric,
+    KeywordRetriever,
+    MinScoreRefusal,
+    ReverseReranker,
+    ScriptedHops,
+    SuffixTransform,
+    TopFusion,
+    fake_llm,
+    hash_embedding,
+    pipeline_from_yaml,
+    plugin_host,
+    run_pipeline,
+)
+
+# kind -> (factory, YAML added to the fake pipeline so the engine uses the component)
+USES = {
+    "loader": (FakeLoader, "loader: {name: NAME}"),
+    "chunker": (FakeChunker, "chunker: NAME"),
+    "embedding": (hash_embedding, "embedding: NAME\nretrievers: [{name: fake-keyword, dense: true}]"),
+    "llm": (fake_llm, "llms: {mine: {name: NAME}}"),
+    "analyzer": (FakeAnalyzer, ""),
+    "query_transform": (SuffixTransform, "query_transforms: [NAME]"),
+    "retriever": (KeywordRetriever, "retrievers: [{name: NAME}]"),
+    "fusion": (TopFusion, "retrievers: [{name: fake-keyword}, {name: fake-keyword, label: two}]\nfusion: NAME"),
+    "hop_policy": (ScriptedHops, "multihop: {name: NAME, queries: [smoking]}"),
+    "filter": (DropDocFilter, "filters: [{name: NAME, doc_id: liver}]"),
+    "reranker": (ReverseReranker, "rerankers: [NAME]"),
+    "refusal": (MinScoreRefusal, "refusal: {name: NAME, min_score: 0}"),
+    "context": (AllContext, "context: NAME"),
+    "generator": (EchoGenerator, "generator: NAME"),
+    "judge": (FakeJudge, ""),
+    "metric": (FakeMetric, ""),
+}
+
+
+def only_hook(hook_name: str, component: str, factory) -> SimpleNamespace:
+    def impl(register):
+        register(component, factory)
+
+    impl.__name__ = hook_name
+    return SimpleNamespace(**{hook_name: hookimpl(impl)})
+
+
+def with_stage(yaml_text: str, addition: str) -> str:
+    """The fake pipeline with the stages in ``addition`` replaced or added."""
+    lines = yaml_text.splitlines()
+    for new in addition.splitlines():
+        key = new.split(":", 1)[0]
+        lines = [line for line in lines if not line.startswith(f"{key}:")] + [new]
+    return "\n".join(lines) + "\n"
+
+
+def test_every_hook_is_covered_here():
+    hooks = {name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("register_")}
+    assert hooks == set(KINDS.values()) | {"register_commands"}
+    assert set(USES) == set(KINDS)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_hook_registers_a_component_the_engine_uses(kind, tmp_path):
+    hook_name = KINDS[kind]
+    factory, addition = USES[kind]
+    name = f"only-{kind.replace('_', '-')}"
+    host = plugin_host({"solo": only_hook(hook_name, name, factory)})
+    spec = host.registry.get(kind, name)
+    assert spec.plugin == "solo" and spec.factory is factory
+    assert host.plugins["solo"].hooks == [hook_name]
+
+    if kind == "analyzer":
+        pipeline = pipeline_from_yaml(FAKE_PIPELINE_YAML, tmp_path, host)
+        assert ComponentContext(pipeline, "test").analyzer(name).analyze("Lung cancer screening") == ["lung", "cancer", "screening"]
+        return
+    if kind in ("judge", "metric"):
+        answer = run_pipeline(FAKE_PIPELINE_YAML, "Which test finds stomach cancer?", tmp_path, host)
+        component = factory(factory.Params() if hasattr(factory, "Params") else None, None)
+        values = component.judge({}, answer) if kind == "judge" else component.compute({}, answer)
+        assert values == ({"grounded": 1.0} if kind == "judge" else {"answer_chars": float(len(answer.text))})
+        return
+    yaml_text = with_stage(FAKE_PIPELINE_YAML, addition.replace("NAME", name)).replace("min_score: 1", "min_score: 0")
+    if kind == "llm":
+        pipeline = pipeline_from_yaml(yaml_text, tmp_path, host)
+        assert ComponentContext(pipeline, "test").llm("mine").complete("hi").text == "fake reply [1]"
+        return
+    answer = run_pipeline(yaml_text, "Which test finds stomach cancer?", tmp_path, host)
+    stages = {s.component for s in answer.trace.stages}
+    if kind in ("loader", "chunker", "embedding"):  # ingest-time components: the index was built with them
+        assert answer.citations, answer.refusal_detail
+    else:
+        assert name in stages, [s.stage for s in answer.trace.stages]
+
+
+def test_register_commands_adds_a_working_cli_command():
+    @click.command(name="hello")
+    def hello() -> None:
+        """Say hello."""
+        click.echo("hello from a plugin")
+
+    class CommandPlugin:
+        @hookimpl
+        def register_commands(self, cli):
+            cli.add_command(hello)
+
+    host = plugin_host({"greeter": CommandPlugin()})
+    assert "register_commands" in host.plugins["greeter"].hooks
+    result = CliRunner().invoke(build_cli(host), ["hello"], obj={"host": host})
+    assert result.exit_code == 0 and result.output == "hello from a plugin\n"
+    assert "hello" not in build_cli(plugin_host()).commands  # each host gets its own root command
