@@ -46,6 +46,13 @@ class ComponentContext:
         unchanged text is never embedded twice, and an interrupted ingest resumes."""
         return self._pipeline.embed_documents(texts, requested_by=self.stage)
 
+    def env_ref(self, param: str) -> str | None:
+        """The environment variable the YAML named for ``param`` (``{env: NAME}``), or ``None``.
+
+        For error messages: name the variable a rejected key came from, never the key itself."""
+        cc = self._pipeline.config.find(self.stage)
+        return cc.env_refs.get(param) if cc else None
+
     def llm(self, key: str) -> Any:
         """The LLM the config names under ``llms: {key: ...}`` (a LlamaIndex ``LLM``)."""
         return self._pipeline.llm(key, requested_by=self.stage)

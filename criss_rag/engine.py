@@ -101,7 +101,7 @@ class Engine:
             follow_up = self.pipeline.call("multihop", cc.name, policy.next_query, query, hits, hop)
             if not follow_up:
                 trace.stages.append(StageTrace(stage=f"hop:{hop}", component=cc.name, n_in=len(hits), n_out=len(hits),
-                                               ms=_ms(started), notes={"stopped": "evidence covers the question"}))
+                                               ms=_ms(started), notes={"stopped": "the policy asked for no further hop"}))
                 break
             found = self._retrieve_once(replace(query, retrieval_text=follow_up), trace, suffix=f"@hop{hop}")
             known = {h.node_id for h in hits}

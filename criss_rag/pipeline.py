@@ -84,8 +84,8 @@ class Pipeline:
         from criss_rag.embedding_cache import EmbeddingCache, embed_with_cache
 
         embedding = self.embedding(requested_by=requested_by)
-        cc = self.config.one("embedding")
-        model_id = f"{cc.name}:{stable_hash(cc.plan())}"
+        # what decides the vectors (model, dimensions), not how they are fetched (batch size, timeouts)
+        model_id = stable_hash(self.config.ingest_signature()["embedding"])
         cache = EmbeddingCache(self.config.index_dir / ".cache" / "embeddings.sqlite")
         try:
             matrix, computed = embed_with_cache(
@@ -129,11 +129,5 @@ class Pipeline:
         return {name: version for name, version in self.host.versions().items() if name in used}
 
     def _all_components(self) -> list[ComponentConfig]:
-        out: list[ComponentConfig] = []
-        for value in self.config.components.values():
-            if isinstance(value, list):
-                out.extend(value)
-            elif value is not None:
-                out.append(value)
-        return out + list(self.config.llms.values())
+        return self.config.all_components()
 

@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import cache
+from typing import Any
 
-_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
-_KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff]")
-_HAN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
+#: Character ranges of the CJK scripts (usable inside a regex character class).
+HANGUL = "\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\ud7b0-\ud7ff"
+KANA = "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff"
+# 々 〆 〇 are written with kanji and belong to their runs
+HAN = "\u4e00-\u9fff\u3400-\u4dbf\uf900-\ufaff\u3005-\u3007\U00020000-\U0002ffff"
+
+_HANGUL = re.compile(f"[{HANGUL}]")
+_KANA = re.compile(f"[{KANA}]")
+_HAN = re.compile(f"[{HAN}]")
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 
 # Candidate sentence ends: CJK terminators (no space needed), or . ! ? followed by space/end.
@@ -58,3 +67,71 @@ def _is_abbreviation(before: str) -> bool:
     and "vitamin D." far more often than it names people by initials."""
     word = before.rsplit(None, 1)[-1] if before.strip() else ""
     return word.lower() in _ABBREVIATIONS
+
+
+# -- script runs: each run of text reaches an analyzer made for its script ------------------------
+# A morphological analyzer given another script guesses: MeCab turned the Hangul word 간암 into one
+# symbol token and split "HER2" into "HER" + "2". So a language analyzer keeps the runs of its own
+# script, sends Latin runs to the English analysis and runs of another CJK script elsewhere.
+
+_LATIN_CHARS = "0-9A-Za-z\u00c0-\u024f"
+_JOIN = " \t'\u2019./-"
+# A Latin run holds at least one letter ("HER2", "5-FU", "non-small cell"). Plain numbers stay
+# with the text around them, where the morphological analyzer reads them with their counters
+# (5年, 2기, 5年生存率).
+_LATIN_RUN = f"(?=[0-9{_JOIN}]*[A-Za-z\u00c0-\u024f])[{_LATIN_CHARS}]+(?:[{_JOIN}]+[{_LATIN_CHARS}]+)*"
+
+
+@cache
+def _foreign(other_cjk: str) -> re.Pattern[str]:
+    other = f"|(?P<other>[{other_cjk}]+)" if other_cjk else ""
+    return re.compile(f"(?P<latin>{_LATIN_RUN}){other}")
+
+
+def script_runs(text: str, other_cjk: str) -> list[tuple[str, str]]:
+    """``(kind, run)`` pieces of ``text`` in order. ``kind`` is ``"latin"``, ``"other"`` (a run of
+    the characters in ``other_cjk``) or ``"own"`` (everything else: the analyzer's own script with
+    the spaces, punctuation and numbers around it, so that it keeps its sentence context)."""
+    runs: list[tuple[str, str]] = []
+    pos = 0
+    for match in _foreign(other_cjk).finditer(text):
+        if match.start() > pos:
+            runs.append(("own", text[pos : match.start()]))
+        runs.append((str(match.lastgroup), match.group()))
+        pos = match.end()
+    if pos < len(text):
+        runs.append(("own", text[pos:]))
+    return runs
+
+
+def analyze_by_script(
+    text: str, other_cjk: str, own: Callable[[str], list[str]], latin: Any, other: Any
+) -> list[str]:
+    """Terms of ``text`` in order: own-script runs through ``own``, Latin runs through
+    ``latin.analyze``, runs of ``other_cjk`` through ``other.analyze``."""
+    terms: list[str] = []
+    for kind, run in script_runs(text, other_cjk):
+        if kind == "latin":
+            terms.extend(latin.analyze(run))
+        elif kind == "other":
+            terms.extend(other.analyze(run))
+        elif run.strip():
+            terms.extend(own(run))
+    return terms
+
+
+def helper_analyzer(ctx: Any, spec: str | dict[str, Any], key: str, owner: str) -> Any:
+    """The analyzer ``spec`` names (param ``key`` of analyzer ``owner``), with an error that says
+    where the usual helpers (``english``, ``standard``) come from."""
+    from criss_rag.errors import ConfigError
+
+    try:
+        return ctx.analyzer(spec)
+    except ConfigError as exc:
+        name = spec if isinstance(spec, str) else spec.get("name")
+        hint = (
+            f" The `{name}` analyzer comes with the basic plugin: pip install -e plugins/basic (criss-rag-basic)."
+            if name in {"english", "standard"}
+            else f" Set `{key}` of analyzer {owner!r} to a registered analyzer."
+        )
+        raise ConfigError(f"analyzer {owner!r} needs the analyzer {name!r} for `{key}`: {exc}{hint}") from None

@@ -16,7 +16,7 @@ from criss_rag.plugins import PluginHost
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 QUESTIONS = [json.loads(line) for line in (EXAMPLES / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
 CANCER_IDS = {"liver": "1", "colorectal": "2", "gastric": "3", "breast": "4", "pancreatic": "5", "lung": "6"}
-STAGES = ["retrieve:bm25", "retrieve:faiss", "fusion", "refusal", "context", "generate", "cite"]
+STAGES = ["retrieve:bm25", "retrieve:faiss", "fusion", "reranker:section-intent", "refusal", "context", "generate", "cite"]
 
 
 @pytest.fixture(scope="module")

@@ -116,6 +116,16 @@ class PipelineConfig:
         value = self.components.get(stage)
         return value if isinstance(value, list) else []
 
+    def all_components(self) -> list[ComponentConfig]:
+        out: list[ComponentConfig] = []
+        for value in self.components.values():
+            out.extend(value if isinstance(value, list) else [value] if value is not None else [])
+        return out + list(self.llms.values())
+
+    def find(self, stage: str) -> ComponentConfig | None:
+        """The component configured at ``stage`` (e.g. ``generator``, ``retrievers[1]``, ``llms.local``)."""
+        return next((cc for cc in self.all_components() if cc.stage == stage), None)
+
     def plan(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "index": {"dir": str(self.index_dir)}}
         if self.llms:
@@ -141,8 +151,12 @@ class PipelineConfig:
         for item, cc in zip(signature["retrievers"] or [], self.many("retrievers"), strict=True):
             item.pop("top_k", None)
             item.pop("languages", None)
-            for key in query_time_fields(cc.params_model_type):
-                item.pop(key, None)
+        for stage in INGEST_STAGES:
+            items = signature[stage] if isinstance(signature[stage], list) else [signature[stage]]
+            configs = self.many(stage) if stage == "retrievers" else [self.one(stage)]
+            for item, cc in zip(items, configs, strict=True):
+                for key in not_in_index_key(cc.params_model_type) if cc else ():
+                    item.pop(key, None)
         return signature
 
 
@@ -152,12 +166,17 @@ def stable_hash(value: Any) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
 
-def query_time_fields(model: type[BaseModel]) -> list[str]:
-    """Params marked ``Field(json_schema_extra={"query_time": True})``: they change how an index is
-    searched, not what it holds, so changing them needs no re-ingest."""
+#: Mark a param ``Field(..., json_schema_extra=NOT_IN_INDEX_KEY)`` when it changes how an index is
+#: searched or reached (nprobe, a timeout, a retry count), not what the index holds: changing it
+#: then needs no re-ingest.
+NOT_IN_INDEX_KEY: dict[str, Any] = {"index_key": False}
+
+
+def not_in_index_key(model: type[BaseModel]) -> list[str]:
+    """The params of ``model`` marked with :data:`NOT_IN_INDEX_KEY`."""
     return [
         name for name, info in model.model_fields.items()
-        if isinstance(info.json_schema_extra, dict) and info.json_schema_extra.get("query_time")
+        if isinstance(info.json_schema_extra, dict) and info.json_schema_extra.get("index_key") is False
     ]
 
 

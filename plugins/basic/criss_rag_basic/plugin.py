@@ -5,12 +5,17 @@ from __future__ import annotations
 from criss_rag import hookimpl
 
 from criss_rag_basic.analyzers import EnglishAnalyzer, StandardAnalyzer
+from criss_rag_basic.auto_analyzer import AutoAnalyzer
 from criss_rag_basic.answering import EvidenceThreshold, NumberedContext
 from criss_rag_basic.chunkers import SectionChunker, WholeDocumentChunker
 from criss_rag_basic.extractive import ExtractiveGenerator
 from criss_rag_basic.loaders import JsonlLoader, NccJsonLoader
 from criss_rag_basic.metrics import AnswerBasics
 from criss_rag_basic.ranking import MetadataFilter, ReciprocalRankFusion, Truncate
+from criss_rag_basic.concatenate import ConcatenateContext
+from criss_rag_basic.keywords import KeywordsTransform, LlmKeywordsTransform
+from criss_rag_basic.multihop import LlmJudgeHop, MissingTermsHop
+from criss_rag_basic.ranking import MetadataBoost, WeightedFusion
 
 
 @hookimpl
@@ -29,11 +34,25 @@ def register_chunkers(register):
 def register_analyzers(register):
     register("english", EnglishAnalyzer)
     register("standard", StandardAnalyzer)
+    register("auto", AutoAnalyzer)
+
+
+@hookimpl
+def register_query_transforms(register):
+    register("keywords", KeywordsTransform)
+    register("llm-keywords", LlmKeywordsTransform)
+
+
+@hookimpl
+def register_hop_policies(register):
+    register("missing-terms", MissingTermsHop)
+    register("llm-judge", LlmJudgeHop)
 
 
 @hookimpl
 def register_fusions(register):
     register("rrf", ReciprocalRankFusion)
+    register("weighted", WeightedFusion)
 
 
 @hookimpl
@@ -44,6 +63,7 @@ def register_filters(register):
 @hookimpl
 def register_rerankers(register):
     register("truncate", Truncate)
+    register("metadata-boost", MetadataBoost)
 
 
 @hookimpl
@@ -54,6 +74,7 @@ def register_refusal_policies(register):
 @hookimpl
 def register_context_builders(register):
     register("numbered", NumberedContext)
+    register("concatenate", ConcatenateContext)
 
 
 @hookimpl

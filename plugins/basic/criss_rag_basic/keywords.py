@@ -1,0 +1,125 @@
+"""Query transforms that search for a few keywords instead of the whole question.
+
+The Japanese guideline chatbot asked its LLM for two keywords and searched with those.
+``llm-keywords`` does the same with any configured LLM; ``keywords`` is its offline stand-in
+(the question's analyzer terms, joined back into compounds). Both set ``retrieval_text`` only:
+the question itself still goes to the refusal policy and the generator, and the engine records
+the keywords in the trace (``transform:<label>``, ``notes.retrieval_text``).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from criss_rag.context import ComponentContext
+from criss_rag.types import Query
+
+from criss_rag_basic.keyterms import DEFAULT_STOPWORDS, parse_keyword_reply, surface_keywords
+
+log = logging.getLogger(__name__)
+
+#: The default keyword prompt (Japanese, like the system it reproduces): "From the following
+#: question, output {n} search keywords separated by 、. Question: {question}"
+DEFAULT_KEYWORD_PROMPT = "次の質問から検索用のキーワードを{n}個、読点区切りで出力してください。質問: {question}"
+
+
+def analyzer_keywords(analyzer: Any, text: str, max_keywords: int, *, merge_adjacent: bool = True,
+                      stopwords: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """The first ``max_keywords`` keywords of ``text`` by the ``keywords`` rule."""
+    terms = list(analyzer.analyze(text))
+    return surface_keywords(text, terms, merge_adjacent=merge_adjacent, stopwords=stopwords)[:max_keywords]
+
+
+class KeywordsTransform:
+    """Searches for the question's first keywords (analyzer terms joined into compounds), not the whole question."""
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        analyzer: str | dict[str, Any] = Field(
+            "standard", description="registered analyzer name, or {name: ..., <params>} (e.g. mecab: nouns)"
+        )
+        max_keywords: int = Field(2, ge=1, description="at most this many keywords (the Japanese system asked for 2)")
+        merge_adjacent: bool = Field(
+            True, description="join terms that touch in the question into one keyword (胸腺 + 腫 -> 胸腺腫)"
+        )
+        stopwords: list[str] = Field(
+            default_factory=lambda: list(DEFAULT_STOPWORDS),
+            description="keywords never chosen (question-frame nouns such as こと, 方法, 場合)",
+        )
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+        self.analyzer = ctx.analyzer(params.analyzer)
+
+    def keywords(self, text: str) -> list[str]:
+        p = self.params
+        return analyzer_keywords(self.analyzer, text, p.max_keywords, merge_adjacent=p.merge_adjacent,
+                                 stopwords=p.stopwords)
+
+    def transform(self, query: Query) -> Query:
+        found = self.keywords(query.search_text)
+        if not found:  # nothing but stopwords: search for the question as it is
+            return query
+        return replace(query, retrieval_text=" ".join(found))
+
+
+class LlmKeywordsTransform:
+    """Asks an LLM for search keywords (the Japanese system's step); `keywords` fallback when the reply has none."""
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        llm: str = Field(description="key of the LLM under the pipeline's `llms:`")
+        max_keywords: int = Field(2, ge=1, description="how many keywords to ask for and keep")
+        prompt: str = Field(
+            DEFAULT_KEYWORD_PROMPT,
+            description="prompt template with {n} (max_keywords) and {question}; write other braces as {{ }}",
+        )
+        max_keyword_chars: int = Field(
+            40, ge=1, description="reply items longer than this are sentences, not keywords, and are dropped"
+        )
+        fallback_analyzer: str | dict[str, Any] = Field(
+            "standard", description="analyzer of the `keywords` fallback, used when the reply yields no keyword"
+        )
+
+        @field_validator("prompt")
+        @classmethod
+        def _placeholders(cls, value: str) -> str:
+            try:
+                value.format(n=2, question="")
+            except (KeyError, IndexError, ValueError) as exc:
+                raise ValueError(
+                    f"the prompt may use only {{n}} and {{question}}; write literal braces as {{{{ }}}} ({exc!r})"
+                ) from None
+            if "{question}" not in value:
+                raise ValueError("the prompt must contain {question}")
+            return value
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+        self.llm = ctx.llm(params.llm)
+        self.fallback_analyzer = ctx.analyzer(params.fallback_analyzer)
+        #: what the last call did: "llm" or "fallback" (for tests and debugging)
+        self.last_source = ""
+
+    def keywords(self, question: str) -> list[str]:
+        p = self.params
+        reply = self.llm.complete(p.prompt.format(n=p.max_keywords, question=question)).text
+        found = parse_keyword_reply(reply or "", max_chars=p.max_keyword_chars)[: p.max_keywords]
+        if found:
+            self.last_source = "llm"
+            return found
+        self.last_source = "fallback"
+        found = analyzer_keywords(self.fallback_analyzer, question, p.max_keywords, stopwords=DEFAULT_STOPWORDS)
+        log.warning("llm-keywords: no keyword in the LLM %r reply %r; using the question's analyzer keywords %r "
+                    "instead", p.llm, (reply or "")[:200], found)
+        return found
+
+    def transform(self, query: Query) -> Query:
+        found = self.keywords(query.search_text)
+        if not found:
+            return query
+        return replace(query, retrieval_text=" ".join(found))

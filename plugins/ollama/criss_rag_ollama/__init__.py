@@ -1,0 +1,1 @@
+"""criss_rag bundled plugin ``ollama``: LLM ``ollama`` and embedding ``ollama``."""
