@@ -44,8 +44,8 @@ def run(name: str, extra: tuple[str, ...]) -> str:
     lines = result.stdout.strip().splitlines()
     metrics = dict(re.findall(r"(\S+)=([\d.]+)", lines[-1]))
     latency = re.search(r"p50 ([\d.]+) ms, p95 ([\d.]+) ms", lines[-2])
-    shown = " ".join(shlex.quote(part) for part in ["criss-rag", *command[1:5], "$DATA/questions_dev.jsonl",
-                                                     "--corpus", "$DATA/corpus.jsonl", *command[9:]])
+    options = " ".join(shlex.quote(part) for part in command[8:])
+    shown = f"criss-rag eval retrieval examples/default.yaml --questions $DATA/questions_dev.jsonl --corpus $DATA/corpus.jsonl {options}"
     return (f"| {name} | {metrics['recall@5']} | {metrics['mrr@10']} | {metrics['hit@1']} | "
             f"{latency.group(1)} | {latency.group(2)} | `{shown}` |")
 

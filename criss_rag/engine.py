@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import replace
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from llama_index.core.storage.docstore import SimpleDocumentStore
@@ -15,7 +15,18 @@ from criss_rag.index_store import IndexStore, Manifest, index_key
 from criss_rag.ingest import DOCSTORE, corpus_fingerprint, ingest
 from criss_rag.pipeline import Pipeline
 from criss_rag.text import detect_language
-from criss_rag.types import Answer, ChatTurn, Citation, Context, Hit, Query, Refusal, StageTrace, Trace
+from criss_rag.types import (
+    Answer,
+    ChatTurn,
+    Citation,
+    Context,
+    FilterOutcome,
+    Hit,
+    Query,
+    Refusal,
+    StageTrace,
+    Trace,
+)
 
 #: Used only when retrieval finds nothing and the config names no refusal policy.
 NO_EVIDENCE_MESSAGE = "Insufficient evidence: no source in the index matches this question."
@@ -33,6 +44,8 @@ class Engine:
         self.index_dir = index_dir
         self.config_hash = pipeline.config.config_hash()
         docstore = SimpleDocumentStore.from_persist_path(str(index_dir / DOCSTORE))
+        # filters and rerankers that read metadata check the corpus has it (never a silent no-op)
+        self.corpus_warnings = pipeline.check_corpus(list(docstore.docs.values()))
         self.retrievers = pipeline.many("retrievers")
         for cc, retriever in self.retrievers:
             pipeline.call(cc.stage, cc.name, retriever.load, index_dir / "retrievers" / cc.label, docstore)
@@ -64,8 +77,16 @@ class Engine:
             for cc, component in self.pipeline.many(stage):
                 started = time.perf_counter()
                 n_in = len(hits)
-                hits = self.pipeline.call(cc.stage, cc.name, getattr(component, method), query, hits)
-                trace.stages.append(_stage(f"{stage[:-1]}:{cc.label}", cc.name, n_in, hits, started))
+                result = self.pipeline.call(cc.stage, cc.name, getattr(component, method), query, hits)
+                notes: dict[str, Any] = {}
+                if isinstance(result, FilterOutcome):
+                    result, notes = result.hits, _accounting(result, n_in)
+                elif stage == "filters":
+                    notes = {"kept": len(result), "removed": {"filtered": n_in - len(result)}}
+                if cc.stage in self.corpus_warnings:
+                    notes["corpus_warning"] = self.corpus_warnings[cc.stage]
+                hits = result
+                trace.stages.append(_stage(f"{stage[:-1]}:{cc.label}", cc.name, n_in, hits, started, notes=notes))
         return hits
 
     def _retrieve_once(self, query: Query, trace: Trace, suffix: str) -> list[Hit]:
@@ -160,6 +181,13 @@ class Engine:
 
     def _new_trace(self) -> Trace:
         return Trace(config_hash=self.config_hash, index_key=self.manifest.key, plugins=self.pipeline.plugin_versions())
+
+
+def _accounting(outcome: FilterOutcome, n_in: int) -> dict[str, Any]:
+    notes: dict[str, Any] = {"kept": len(outcome.hits), "removed": dict(outcome.removed), "applied": outcome.applied}
+    if outcome.note:
+        notes["note"] = outcome.note
+    return notes
 
 
 def verify_citations(text: str, context: Context) -> tuple[str, list[Citation], list[int]]:

@@ -75,7 +75,8 @@ def register_embeddings(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each embedding model.
 
-    Bundled: ``criss-rag-minilm`` registers ``minilm`` (all-MiniLM-L6-v2, offline).
+    Bundled: ``criss-rag-minilm`` registers ``minilm`` (all-MiniLM-L6-v2, offline);
+    ``criss-rag-openai`` and ``criss-rag-ollama`` register ``openai`` and ``ollama``.
     """
 
 
@@ -103,8 +104,9 @@ def register_analyzers(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each analyzer.
 
-    Bundled: ``criss-rag-basic`` registers ``english`` and ``standard`` (English words plus
-    CJK character bigrams).
+    Bundled: ``criss-rag-basic`` registers ``english``, ``standard`` (English words plus CJK
+    character bigrams) and ``auto`` (per text, by script); ``criss-rag-ja`` ``mecab``,
+    ``criss-rag-ko`` ``kiwi``, ``criss-rag-zh`` ``jieba``.
     """
 
 
@@ -117,7 +119,8 @@ def register_query_transforms(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each query transform.
 
-    Bundled: ``criss-rag-basic`` registers ``keywords`` (the analyzer's terms of the question).
+    Bundled: ``criss-rag-basic`` registers ``keywords`` (the analyzer's terms of the question) and
+    ``llm-keywords`` (an LLM picks the keywords, as the Japanese guideline system did).
     """
 
 
@@ -130,7 +133,8 @@ def register_retrievers(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each retriever.
 
-    Bundled: ``criss-rag-bm25`` registers ``bm25``; ``criss-rag-faiss`` registers ``faiss``.
+    Bundled: ``criss-rag-bm25`` registers ``bm25``; ``criss-rag-faiss`` registers ``faiss``;
+    ``criss-rag-tfidf`` registers ``tfidf``.
     """
 
 
@@ -142,7 +146,8 @@ def register_fusions(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each fusion method.
 
-    Bundled: ``criss-rag-basic`` registers ``rrf`` (reciprocal-rank fusion).
+    Bundled: ``criss-rag-basic`` registers ``rrf`` (reciprocal-rank fusion) and ``weighted``
+    (normalised score fusion).
     """
 
 
@@ -155,7 +160,7 @@ def register_hop_policies(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each hop policy.
 
-    Bundled: ``criss-rag-basic`` registers ``missing-terms``.
+    Bundled: ``criss-rag-basic`` registers ``missing-terms`` and ``llm-judge``.
     """
 
 
@@ -180,7 +185,8 @@ def register_rerankers(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each reranker.
 
-    Bundled: ``criss-rag-basic`` registers ``truncate`` (keeps the top n).
+    Bundled: ``criss-rag-basic`` registers ``truncate`` and ``metadata-boost``; ``criss-rag-rerank``
+    registers ``llm`` and ``cross-encoder``.
     """
 
 
@@ -205,7 +211,7 @@ def register_context_builders(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each context builder.
 
-    Bundled: ``criss-rag-basic`` registers ``numbered``.
+    Bundled: ``criss-rag-basic`` registers ``numbered`` and ``concatenate``.
     """
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import statistics
 import time
 from collections import Counter
@@ -21,6 +22,7 @@ from criss_rag.index_store import IndexStore, Manifest, index_key
 from criss_rag.pipeline import Pipeline
 
 DOCSTORE = "docstore.json"
+log = logging.getLogger("criss_rag.ingest")
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,8 @@ def ingest(pipeline: Pipeline, *, force: bool = False) -> IngestReport:
     chunker_cc = pipeline.config.one("chunker")
     chunks = pipeline.call("chunker", chunker_cc.name, pipeline.build(chunker_cc).chunk, documents)
     _check_chunks(chunks, pipeline)
+    for stage, warning in pipeline.check_corpus(chunks).items():  # a strict filter fails here
+        log.warning("%s: %s", stage, warning)
 
     def build(directory: Path) -> None:
         docstore = SimpleDocumentStore()

@@ -123,6 +123,19 @@ class Pipeline:
             self._analyzers[key] = self._construct(f"{requested_by} analyzer", component, params)
         return self._analyzers[key]
 
+    def check_corpus(self, nodes: list[Any]) -> dict[str, str]:
+        """Ask every filter and reranker with a ``check_corpus(nodes)`` method whether the corpus
+        has what it needs. Strict ones raise ConfigError; lenient ones return a warning (by stage)."""
+        warnings: dict[str, str] = {}
+        for stage in ("filters", "rerankers"):
+            for cc, component in self.many(stage):
+                check = getattr(component, "check_corpus", None)
+                if callable(check):
+                    warning = self.call(cc.stage, cc.name, check, nodes)
+                    if warning:
+                        warnings[cc.stage] = str(warning)
+        return warnings
+
     def plugin_versions(self) -> dict[str, str]:
         """Versions of the plugins whose components this pipeline uses."""
         used = {cc.spec.plugin for cc in self._all_components()}

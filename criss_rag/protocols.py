@@ -14,7 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 from llama_index.core.schema import BaseNode, Document, NodeWithScore, TextNode
 from llama_index.core.storage.docstore import BaseDocumentStore
 
-from criss_rag.types import Answer, Context, Generation, Hit, Query, Refusal
+from criss_rag.types import Answer, Context, FilterOutcome, Generation, Hit, Query, Refusal
 
 
 @runtime_checkable
@@ -72,9 +72,16 @@ class Fusion(Protocol):
 
 @runtime_checkable
 class Filter(Protocol):
-    """Keeps the candidates that satisfy a constraint."""
+    """Keeps the candidates that satisfy a constraint.
 
-    def apply(self, query: Query, hits: list[Hit]) -> list[Hit]: ...
+    Return a :class:`~criss_rag.types.FilterOutcome` to tell the trace why candidates went. A filter
+    that reads a metadata field may also define ``check_corpus(nodes) -> str | None``: the engine
+    calls it at ingest and when opening an index; it raises ``ConfigError`` when the corpus lacks
+    what the filter needs, or (when configured to be lenient) returns a warning the trace keeps.
+    A configured filter is never silently a no-op.
+    """
+
+    def apply(self, query: Query, hits: list[Hit]) -> list[Hit] | FilterOutcome: ...
 
 
 @runtime_checkable

@@ -84,6 +84,17 @@ class Hit:
         return Hit(NodeWithScore(node=self.node.node, score=score), signals)
 
 
+@dataclass
+class FilterOutcome:
+    """What a filter may return instead of a bare list: the kept hits plus the accounting the
+    trace shows (why candidates were removed, and whether the filter applied at all)."""
+
+    hits: list[Hit]
+    removed: dict[str, int] = field(default_factory=dict)  # reason -> how many candidates
+    applied: bool = True
+    note: str = ""  # e.g. "no cancer type in the question: nothing filtered"
+
+
 @dataclass(frozen=True)
 class Evidence:
     """A numbered passage the generator may cite as ``[number]``."""

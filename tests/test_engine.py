@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 from llama_index.core import Settings
+from pydantic import BaseModel, ConfigDict
 
+from criss_rag import hookimpl
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError
 from criss_rag.ingest import ingest
@@ -160,3 +162,52 @@ def test_llm_is_named_under_llms_and_unknown_keys_are_explained(tmp_path):
     with pytest.raises(ConfigError, match=r"uses the LLM 'gpt', but `llms:` names only: mock"):
         ctx.llm("gpt")
     assert pipeline.config.plan()["llms"] == {"mock": {"name": "fake-llm", "reply": "hi"}}
+
+
+class _StrictFieldFilter:
+    """Keeps hits whose `lang` is `en`; the corpus must have the field (or, lenient, warns)."""
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        lenient: bool = False
+
+    def __init__(self, params, ctx):
+        self.lenient = params.lenient
+
+    def check_corpus(self, nodes):
+        if all("lang" in n.metadata for n in nodes):
+            return None
+        if self.lenient:
+            return "corpus has no `lang` metadata: this filter does not apply"
+        raise ConfigError("filter lang-only: the corpus has no `lang` metadata; add it or set lenient: true")
+
+    def apply(self, query, hits):
+        from criss_rag.types import FilterOutcome
+
+        kept = [h for h in hits if h.metadata.get("lang", "en") == "en"]
+        return FilterOutcome(kept, {"not English": len(hits) - len(kept)}, applied=True, note="kept English only")
+
+
+class _LangPlugin:
+    @hookimpl
+    def register_filters(self, register):
+        register("lang-only", _StrictFieldFilter)
+
+
+def test_filter_accounting_and_corpus_checks(tmp_path):
+    from criss_rag.testing import plugin_host
+
+    host = plugin_host({"lang": _LangPlugin()})
+    strict = FAKE_PIPELINE_YAML + "filters: [lang-only]\n"
+    with pytest.raises(ConfigError, match="the corpus has no `lang` metadata"):
+        ingest(pipeline_from_yaml(strict, tmp_path / "a", host))
+    lenient = FAKE_PIPELINE_YAML + "filters: [{name: lang-only, lenient: true}]\n"
+    answer = run_pipeline(lenient, "Which test finds stomach cancer?", tmp_path / "b", host)
+    notes = answer.trace.stage("filter:lang-only").notes
+    assert notes["corpus_warning"] == "corpus has no `lang` metadata: this filter does not apply"
+    assert notes["kept"] == answer.trace.stage("filter:lang-only").n_out
+    assert notes["removed"] == {"not English": 0} and notes["note"] == "kept English only"
+    plain = run_pipeline(FAKE_PIPELINE_YAML + "filters: [{name: fake-drop-doc, doc_id: gastric}]\n",
+                         "stomach cancer test", tmp_path / "c")
+    stage = plain.trace.stage("filter:fake-drop-doc")
+    assert stage.notes["removed"] == {"filtered": stage.n_in - stage.n_out} and stage.n_in > stage.n_out
