@@ -22,8 +22,8 @@ $(INSTALLED): pyproject.toml $(PLUGINS) | $(PY)
 	$(PIP) install --quiet -e . $(addprefix -e ,$(dir $(PLUGINS)))
 	touch $@
 
-$(TEST_INSTALLED): $(INSTALLED) tests/plugins/titleboost/pyproject.toml
-	$(PIP) install --quiet -e '.[test]' -e tests/plugins/titleboost
+$(TEST_INSTALLED): $(INSTALLED) tests/plugins/titleboost/pyproject.toml examples/criss-rag-example-plugin/pyproject.toml
+	$(PIP) install --quiet -e '.[test]' -e tests/plugins/titleboost -e examples/criss-rag-example-plugin
 	touch $@
 
 demo: $(INSTALLED)
