@@ -7,7 +7,7 @@ import re
 import unicodedata
 
 import Stemmer
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
 
@@ -45,8 +45,8 @@ class EnglishAnalyzer:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        stem: bool = True
-        stopwords: bool = True
+        stem: bool = Field(True, description="apply the Snowball English stemmer")
+        stopwords: bool = Field(True, description="drop common English function words")
 
     def __init__(self, params: Params | None = None, ctx: ComponentContext | None = None) -> None:
         self.params = params or self.Params()
@@ -65,7 +65,7 @@ class StandardAnalyzer:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        stem: bool = True
+        stem: bool = Field(True, description="stem the English words")
 
     def __init__(self, params: Params | None = None, ctx: ComponentContext | None = None) -> None:
         self.params = params or self.Params()

@@ -97,8 +97,8 @@ class NumberedContext:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        max_evidence: int = Field(5, ge=1)
-        max_per_document: int = Field(2, ge=1)
+        max_evidence: int = Field(5, ge=1, description="how many passages to number")
+        max_per_document: int = Field(2, ge=1, description="at most this many passages from one document")
         max_chars: int = Field(6000, ge=200, description="total characters of evidence text")
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:

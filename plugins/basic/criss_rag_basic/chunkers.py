@@ -39,7 +39,9 @@ class SectionChunker:
         model_config = ConfigDict(extra="forbid")
         marker: str = Field("###", description="a line starting with this begins a section")
         max_tokens: int = Field(512, ge=32, description="sections longer than this are split")
-        overlap_tokens: int = Field(64, ge=0)
+        overlap_tokens: int = Field(
+            64, ge=0, description="token overlap between the pieces of a split section; smaller than `max_tokens`"
+        )
         heading_in_index: bool = Field(True, description="index the section heading with the text")
 
         @model_validator(mode="after")

@@ -31,7 +31,7 @@ class ExtractiveGenerator:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        max_sentences: int = Field(3, ge=1)
+        max_sentences: int = Field(3, ge=1, description="how many sentences to quote")
         analyzer: str = Field("standard", description="analyzer used to match question and sentences")
         min_sentence_chars: int = Field(20, ge=1, description="shorter fragments (headings) are skipped")
         notice: dict[str, str] = Field(default_factory=lambda: dict(NOTICES), description="opening line per language")

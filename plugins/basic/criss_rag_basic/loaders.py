@@ -51,10 +51,13 @@ class JsonlLoader:
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         path: str = Field(description="the JSONL file (relative to the config file)")
-        id_field: str = "doc_id"
-        title_field: str = "title"
-        text_field: str = "text"
-        index_fields: list[str] = Field(default_factory=lambda: ["title"], description="metadata indexed with the text")
+        id_field: str = Field("doc_id", description="the field holding the document id (required on every line)")
+        title_field: str = Field("title", description="the field holding the title (stored as metadata `title`)")
+        text_field: str = Field("text", description="the field holding the text (required on every line)")
+        index_fields: list[str] = Field(
+            default_factory=lambda: ["title"],
+            description="metadata indexed with the text (embedded and matched by lexical retrievers)",
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
@@ -96,16 +99,16 @@ class NccFieldNames(BaseModel):
     """Field names of the export (the real API's names are not public, so they are configurable)."""
 
     model_config = ConfigDict(extra="forbid")
-    records: str = "records"
-    cancer_id: str = "cancer_seq"
-    cancer_name: str = "cancer_name"
-    menu_id: str = "menu_seq"
-    menu_name: str = "menu_name"
-    language: str = "lang"
-    part: str = "part"
-    title: str = "title"
-    body: str = "content"
-    url: str = "url"
+    records: str = Field("records", description="key of the record list when the file is an object")
+    cancer_id: str = Field("cancer_seq", description="cancer id (records are merged per cancer, menu, language)")
+    cancer_name: str = Field("cancer_name", description="cancer name, kept as metadata")
+    menu_id: str = Field("menu_seq", description="menu (section) id")
+    menu_name: str = Field("menu_name", description="menu (section) name, kept as metadata")
+    language: str = Field("lang", description="language code of the record")
+    part: str = Field("part", description="order of the parts of one merged document (a number)")
+    title: str = Field("title", description="page title")
+    body: str = Field("content", description="the HTML body")
+    url: str = Field("url", description="source URL, kept as metadata and shown in citations")
 
 
 class NccJsonLoader:
@@ -115,12 +118,21 @@ class NccJsonLoader:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        path: str
-        fields: NccFieldNames = Field(default_factory=NccFieldNames)
+        path: str = Field(
+            description="the JSON export (relative to the config file): a list of records, or an object "
+            "holding the list under `fields.records`"
+        )
+        fields: NccFieldNames = Field(
+            default_factory=NccFieldNames,
+            description="the export's field names (the real API's names are not public, so they are configurable)",
+        )
         cancers: list[int | str] | None = Field(None, description="keep only these cancer ids")
         languages: list[str] | None = Field(None, description="keep only these languages")
         boilerplate: list[str] | None = Field(None, description="regexes of UI lines to drop")
-        index_fields: list[str] = Field(default_factory=lambda: ["title"])
+        index_fields: list[str] = Field(
+            default_factory=lambda: ["title"],
+            description="metadata indexed with the text (embedded and matched by lexical retrievers)",
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params

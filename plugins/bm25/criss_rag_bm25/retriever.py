@@ -31,8 +31,8 @@ class BM25:
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         analyzer: str | dict[str, Any] = Field("standard", description="registered analyzer name, or {name: ..., params}")
-        k1: float = Field(1.5, gt=0)
-        b: float = Field(0.75, ge=0, le=1)
+        k1: float = Field(1.5, gt=0, description="term-frequency saturation")
+        b: float = Field(0.75, ge=0, le=1, description="document-length normalisation")
         repeat_fields: dict[str, int] = Field(
             default_factory=dict,
             description="metadata fields indexed this many extra times (a field weight), e.g. {title: 2}",
