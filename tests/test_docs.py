@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import click
+import pytest
 from pydantic import BaseModel
 
 from criss_rag import hookspecs
@@ -257,3 +258,16 @@ def test_every_cli_option_and_argument_is_in_its_command_section():
                 names = [opt for opt in param.opts if opt.startswith("--")] or list(param.opts)
             missing += [f"criss-rag {path} {name}" for name in names if f"`{name}" not in body]
     assert not missing, f"docs/cli.md lacks these options/arguments in their command's section: {missing}"
+
+
+# -- every ```python block in the docs and the README runs as it is -----------------------------
+# Convention: ```python marks a runnable, self-contained example; sketches and fragments use ```text.
+
+RUNNABLE_PAGES = sorted(p for p in DOCS.rglob("*.md") if p.name not in {"plugin-hooks.md"}) + [DOCS.parent / "README.md"]
+
+
+@pytest.mark.parametrize("page", RUNNABLE_PAGES, ids=lambda p: str(p.relative_to(DOCS.parent)))
+def test_every_python_block_runs(page, monkeypatch):
+    monkeypatch.chdir(DOCS.parent)  # examples refer to paths from the repository root
+    for n, code in enumerate(python_blocks(page.read_text(encoding="utf-8")), start=1):
+        exec(compile(code, f"{page.name} python block {n}", "exec"), {"__name__": f"doc_block_{n}"})

@@ -175,16 +175,7 @@ def test_a_bad_name_stops_generation(tmp_path, capfd, plugin_name, problem):
 # -- docs/testing-your-plugin.md: every python example runs as it is ------------------------------------
 
 
-def python_blocks(path: Path) -> list[str]:
-    return re.findall(r"^```python\n(.*?)^```", path.read_text(encoding="utf-8"), flags=re.MULTILINE | re.DOTALL)
-
-
-def test_the_testing_page_examples_run():
-    page = ROOT / "docs" / "testing-your-plugin.md"
-    blocks = python_blocks(page)
-    assert len(blocks) >= 8, "docs/testing-your-plugin.md lost its examples"
-    for n, code in enumerate(blocks, start=1):
-        exec(compile(code, f"{page.name} python block {n}", "exec"), {"__name__": f"testing_doc_{n}"})
+# (the page's python blocks run in tests/test_docs.py::test_every_python_block_runs, with every page)
 
 
 def test_the_testing_page_covers_the_kit():
