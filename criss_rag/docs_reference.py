@@ -94,7 +94,7 @@ def update(text: str, registry: Registry) -> str:
 
     def replace(match: re.Match[str]) -> str:
         spec = registry.get(match["kind"], match["name"])
-        return f"<!-- params {match['kind']}:{match['name']} -->\n{table(spec.params_model)}\n<!-- /params -->"
+        return f"<!-- params {match['kind']}:{match['name']} -->\n\n{table(spec.params_model)}\n\n<!-- /params -->"
 
     return BLOCK.sub(replace, text)
 
