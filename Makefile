@@ -23,7 +23,7 @@ $(INSTALLED): pyproject.toml $(PLUGINS) | $(PY)
 	touch $@
 
 $(TEST_INSTALLED): $(INSTALLED) tests/plugins/titleboost/pyproject.toml examples/criss-rag-example-plugin/pyproject.toml
-	$(PIP) install --quiet -e '.[test]' -e tests/plugins/titleboost -e examples/criss-rag-example-plugin
+	$(PIP) install --quiet -e '.[test,eval]' -e tests/plugins/titleboost -e examples/criss-rag-example-plugin
 	touch $@
 
 demo: $(INSTALLED)

@@ -1,9 +1,10 @@
 """Refusal thresholds on question sets with known expected behaviour.
 
-For every question, records the best dense (faiss) cosine and the term coverage of the top
-candidates, then prints, for a grid of thresholds, how many in-scope questions would be answered
-and how many out-of-scope questions refused. Use it to choose `refusal.min_score` and
-`refusal.min_coverage` for a pipeline.
+For every question, records the best dense (faiss) cosine, the term coverage of the top
+candidates and, for a question that names no cancer, the share of its terms found among all the
+candidates; then prints, for grids of thresholds, how many in-scope questions would be answered
+and how many out-of-scope questions refused. Use it to choose `refusal.min_score`,
+`refusal.min_coverage` and `refusal.min_coverage_no_cancer` for a pipeline.
 
     python benchmarks/refusal_sweep.py examples/default.yaml examples/questions.jsonl
     python benchmarks/refusal_sweep.py examples/default.yaml \
@@ -35,6 +36,7 @@ def main() -> None:
 
     overrides = [f"loader={{name: jsonl, path: {json.dumps(str(Path(args.corpus).resolve()))}}}"] if args.corpus else []
     overrides.append("refusal.min_coverage=0.0")  # measure coverage; decide nothing here
+    overrides.append("refusal.min_coverage_no_cancer=0.0")  # builds the analyzer the measures use
     pipeline = Pipeline.from_file(args.config, PluginHost(), overrides, show_progress=True)
     engine = Engine.open(pipeline, build_if_missing=True)
     policy = pipeline.build(pipeline.config.one("refusal"))
@@ -50,8 +52,17 @@ def main() -> None:
             query = Query(record["question"])
             hits = engine.retrieve(query)
             dense = max((h.signals.get(args.signal, float("-inf")) for h in hits), default=float("-inf"))
+            # the question names no cancer: share of its terms found anywhere among the candidates (else 1.0)
+            unnamed = 1.0 if policy.names_cancer(query.text) else policy.unfound_terms(query, hits)[1]
             rows.append((forced_out or record.get("expected") == "refuse", dense, policy.coverage(query, hits),
-                         record.get("lang", "en")))
+                         record.get("lang", "en"), unnamed))
+
+    skip_missing = policy.params.when_signal_missing == "skip"
+
+    def weak(row: tuple, min_score: float) -> bool:
+        """The dense check; a question no candidate has the signal for (its retriever serves other
+        languages) passes it when the policy says `when_signal_missing: skip`, as the policy does."""
+        return not (skip_missing and row[1] == float("-inf")) and row[1] < min_score
 
     inside = [r for r in rows if not r[0]]
     outside = [r for r in rows if r[0]]
@@ -60,11 +71,23 @@ def main() -> None:
     for min_score in (0.0, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65):
         for min_cov in (0.0, 0.3, 0.4, 0.5, 0.6):
             def refused(row: tuple) -> bool:
-                return row[1] < min_score or row[2] < min_cov
+                return weak(row, min_score) or row[2] < min_cov
 
             answered = sum(not refused(r) for r in inside)
             refused_out = sum(refused(r) for r in outside)
             print(f"{min_score:>9.2f} {min_cov:>7.1f} {answered:>10}/{len(inside):<7} {refused_out:>13}/{len(outside):<7}")
+
+    # min_coverage_no_cancer: questions that name no cancer must find that share of their terms
+    # somewhere among the candidates (min_coverage fixed at 0.3)
+    print(f"\n{'min_score':>9} {'no_cancer':>9} {'answered in-scope':>18} {'refused out-of-scope':>21}")
+    for min_score in (0.0, 0.5, 0.55, 0.6):
+        for no_cancer in (0.0, 0.8, 0.85, 0.9, 1.0):
+            def refused(row: tuple) -> bool:
+                return weak(row, min_score) or row[2] < 0.3 or row[4] < no_cancer
+
+            answered = sum(not refused(r) for r in inside)
+            refused_out = sum(refused(r) for r in outside)
+            print(f"{min_score:>9.2f} {no_cancer:>9.2f} {answered:>10}/{len(inside):<7} {refused_out:>13}/{len(outside):<7}")
 
 
 if __name__ == "__main__":

@@ -1,38 +1,53 @@
 """The engine: question → retrievers → fusion → filters → rerankers → refusal policy → context
-→ generator → verified citations → :class:`~criss_rag.types.Answer` with a full trace."""
+→ generator → verified citations → sentence check → :class:`~criss_rag.types.Answer` with a full
+trace. ``Engine.ask`` returns the answer; ``Engine.ask_stream`` yields the tokens first."""
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Generator as Generator_
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from llama_index.core.storage.docstore import SimpleDocumentStore
 
+from criss_rag.errors import ComponentError, CrissRagError
 from criss_rag.index_store import IndexStore, Manifest, index_key
 from criss_rag.ingest import DOCSTORE, corpus_fingerprint, ingest
 from criss_rag.pipeline import Pipeline
+from criss_rag.support import LexicalSupport, unchecked_sentences
 from criss_rag.text import detect_language
 from criss_rag.types import (
     Answer,
+    AnswerEvent,
     ChatTurn,
     Citation,
     Context,
+    ErrorEvent,
     FilterOutcome,
+    Generation,
     Hit,
     Query,
     Refusal,
+    SentenceSupport,
     StageTrace,
+    StreamEvent,
+    TokenEvent,
     Trace,
 )
+
+if TYPE_CHECKING:
+    from criss_rag.protocols import Verifier
 
 #: Used only when retrieval finds nothing and the config names no refusal policy.
 NO_EVIDENCE_MESSAGE = "Insufficient evidence: no source in the index matches this question."
 #: Shown instead of an answer whose generator cited nothing: an unverifiable answer is withheld.
 UNCITED_MESSAGE = "Insufficient evidence: no answer could be tied to a cited source."
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+#: The sentence check used when the config names no ``verifier:`` (see :mod:`criss_rag.support`).
+DEFAULT_VERIFIER = LexicalSupport()
 
 
 class Engine:
@@ -137,10 +152,31 @@ class Engine:
     def ask(
         self, question: str, *, filters: Mapping[str, Any] | None = None, history: Iterable[ChatTurn] = ()
     ) -> Answer:
+        """Answer ``question`` (or refuse); errors raise as :class:`~criss_rag.errors.CrissRagError`."""
+        for event in self._run(question, filters, history, stream=False):
+            if isinstance(event, AnswerEvent):
+                return event.answer
+        raise AssertionError("the engine produced no answer")  # pragma: no cover - _run always ends with one
+
+    def ask_stream(
+        self, question: str, *, filters: Mapping[str, Any] | None = None, history: Iterable[ChatTurn] = ()
+    ) -> Iterator[StreamEvent]:
+        """Answer ``question`` as a stream: :class:`TokenEvent` s as the generator writes, then one
+        :class:`AnswerEvent` (checked citations, sentence verdicts, trace). A refusal streams no
+        tokens, only its answer. A failure ends the stream with an :class:`ErrorEvent` instead."""
+        try:
+            yield from self._run(question, filters, history, stream=True)
+        except CrissRagError as exc:
+            yield ErrorEvent(str(exc), exc)
+
+    def _run(
+        self, question: str, filters: Mapping[str, Any] | None, history: Iterable[ChatTurn], *, stream: bool
+    ) -> Iterator[StreamEvent]:
         query = Query(text=question.strip(), filters=dict(filters or {}), history=tuple(history))
         trace = self._new_trace()
         if not query.text:
-            return _refused(query, Refusal("empty_question", "the question is empty", "Please ask a question."), trace)
+            yield AnswerEvent(_refused(query, Refusal("empty_question", "the question is empty", "Please ask a question."), trace))
+            return
         hits = self.retrieve(query, trace)
 
         policy_cc = self.pipeline.config.one("refusal")
@@ -155,7 +191,8 @@ class Engine:
         if refusal is None and not hits:
             refusal = Refusal("no_evidence", "retrieval returned no candidates", NO_EVIDENCE_MESSAGE)
         if refusal is not None:
-            return _refused(query, refusal, trace)  # no generator is called
+            yield AnswerEvent(_refused(query, refusal, trace))  # no generator is called
+            return
 
         context_cc = self.pipeline.config.one("context")
         started = time.perf_counter()
@@ -163,21 +200,63 @@ class Engine:
         trace.stages.append(_stage("context", context_cc.name, len(hits), [e.hit for e in context.evidence], started))
 
         generator_cc = self.pipeline.config.one("generator")
+        generator = self.pipeline.build(generator_cc)
         started = time.perf_counter()
-        generation = self.pipeline.call("generator", generator_cc.name, self.pipeline.build(generator_cc).generate, query, context)
+        if stream and callable(getattr(generator, "stream", None)):
+            pieces: list[str] = []
+            final = yield from _stream_pieces(generator_cc.name, generator.stream(query, context), pieces)
+            generation = final if isinstance(final, Generation) else Generation(text="".join(pieces), model=generator_cc.name)
+        else:
+            generation = self.pipeline.call("generator", generator_cc.name, generator.generate, query, context)
+            if stream and generation.text and generation.refusal is None:
+                yield TokenEvent(generation.text)
         notes: dict[str, Any] = {"model": generation.model, **{f"usage_{k}": v for k, v in generation.usage.items()}}
+        if stream:
+            notes["streamed"] = True
         trace.stages.append(_stage("generate", generator_cc.name, len(context.evidence), [], started, notes=notes))
+        if generation.refusal is not None:  # the model itself said the evidence does not answer
+            trace.stages[-1].notes["declined"] = generation.refusal.reason
+            yield AnswerEvent(_refused(query, generation.refusal, trace, generator=generation.model))
+            return
 
         started = time.perf_counter()
-        text, citations, invalid = verify_citations(generation.text, context)
-        trace.stages.append(
-            StageTrace(stage="cite", component="criss_rag", n_in=len(context.evidence), n_out=len(citations),
-                       ms=_ms(started), notes={"invalid_markers": invalid})
-        )
-        if not citations:
+        check = verify_citations(generation.text, context)
+        cite = StageTrace(stage="cite", component="criss_rag", n_in=len(context.evidence), n_out=len(check.citations),
+                          ms=0.0, notes={"invalid_markers": check.invalid})
+        trace.stages.append(cite)
+        if not check.citations:
+            cite.ms = _ms(started)
             detail = f"the generator ({generation.model}) cited no evidence, so its answer is withheld"
-            return _refused(query, Refusal("uncited_answer", detail, UNCITED_MESSAGE), trace)
-        return Answer(question=query.text, text=text, citations=citations, generator=generation.model, trace=trace)
+            yield AnswerEvent(_refused(query, Refusal("uncited_answer", detail, UNCITED_MESSAGE), trace))
+            return
+        cite.ms = _ms(started)
+        sentences = self._verify(query, generation.text, context, trace)
+        yield AnswerEvent(Answer(question=query.text, text=check.text, citations=check.citations,
+                                 generator=generation.model, sentences=sentences, trace=trace))
+
+    def _verify(self, query: Query, text: str, context: Context, trace: Trace) -> list[SentenceSupport]:
+        """Per-sentence support verdicts. A configured ``verifier:`` gets a ``verify`` stage of its
+        own in the trace; the built-in lexical check reports in the ``cite`` stage's notes."""
+        cc = self.pipeline.config.one("verifier")
+        name, verifier = (cc.name, self.pipeline.build(cc)) if cc is not None else ("criss_rag", DEFAULT_VERIFIER)
+        started = time.perf_counter()
+        unchecked = unchecked_sentences(text, context)
+        sentences = self.pipeline.call("verifier", name, verifier.verify, query, unchecked, context) if unchecked else []
+        if len(sentences) != len(unchecked):
+            raise ComponentError(f"stage verifier: component {name!r} returned {len(sentences)} verdicts for "
+                                 f"{len(unchecked)} sentences; return one verdict per sentence, in order")
+        notes: dict[str, Any] = {"sentences": len(sentences),
+                                 "unsupported": [i + 1 for i, s in enumerate(sentences) if not s.supported]}
+        threshold = getattr(verifier, "threshold", None)
+        if isinstance(threshold, float):
+            notes["threshold"] = threshold
+        if cc is None:
+            trace.stages[-1].notes.update({"verifier": "criss_rag (lexical)", **notes})
+            trace.stages[-1].ms = round(trace.stages[-1].ms + _ms(started), 3)
+        else:
+            trace.stages.append(StageTrace(stage="verify", component=cc.name, n_in=len(sentences),
+                                           n_out=len(sentences) - len(notes["unsupported"]), ms=_ms(started), notes=notes))
+        return sentences
 
     def _new_trace(self) -> Trace:
         return Trace(config_hash=self.config_hash, index_key=self.manifest.key, plugins=self.pipeline.plugin_versions())
@@ -190,8 +269,23 @@ def _accounting(outcome: FilterOutcome, n_in: int) -> dict[str, Any]:
     return notes
 
 
-def verify_citations(text: str, context: Context) -> tuple[str, list[Citation], list[int]]:
-    """Keep markers that point at real evidence, drop the others, and number the citations."""
+class CitationCheck(NamedTuple):
+    """What :func:`verify_citations` found."""
+
+    text: str  # the answer with markers that match no evidence removed
+    citations: list[Citation]  # the cited evidence, in number order
+    invalid: list[int]  # cited numbers that match no evidence
+    sentences: list[SentenceSupport]  # per-sentence verdicts (empty unless a verifier was given)
+
+
+def verify_citations(text: str, context: Context, verifier: Verifier | None = None,
+                     query: Query | None = None) -> CitationCheck:
+    """Keep markers that point at real evidence, drop the others, and number the citations.
+
+    With a ``verifier`` (e.g. :class:`criss_rag.support.LexicalSupport`) each sentence of ``text``
+    is also judged against the evidence; sentences citing numbers that match no evidence keep them
+    in ``invalid_citations``.
+    """
     cited: dict[int, Citation] = {}
     invalid: list[int] = []
 
@@ -214,14 +308,38 @@ def verify_citations(text: str, context: Context) -> tuple[str, list[Citation], 
         return "".join(f"[{n}]" for n in valid)
 
     cleaned = _MARKER.sub(keep, text)
-    return cleaned, [cited[n] for n in sorted(cited)], invalid
+    if invalid:  # tidy the gaps that removed markers leave ("smoking  [7]." -> "smoking.")
+        cleaned = re.sub(r"[ \t]+([.,;:!?。、])", r"\1", re.sub(r"(?<=\S)[ \t]{2,}", " ", cleaned))
+    sentences: list[SentenceSupport] = []
+    if verifier is not None:
+        unchecked = unchecked_sentences(text, context)
+        sentences = verifier.verify(query or Query(text=""), unchecked, context) if unchecked else []
+    return CitationCheck(cleaned, [cited[n] for n in sorted(cited)], invalid, sentences)
 
 
-def _refused(query: Query, refusal: Refusal, trace: Trace) -> Answer:
+def _refused(query: Query, refusal: Refusal, trace: Trace, generator: str = "") -> Answer:
     return Answer(
         question=query.text, text=refusal.message, refused=True,
-        refusal_reason=refusal.reason, refusal_detail=refusal.detail, trace=trace,
+        refusal_reason=refusal.reason, refusal_detail=refusal.detail, generator=generator, trace=trace,
     )
+
+
+def _stream_pieces(name: str, stream: Iterator[str], pieces: list[str]) -> Generator_[StreamEvent, None, Any]:
+    """Yield a generator's streamed pieces as token events (collected in ``pieces``); return what
+    its stream returned (a final Generation, or None). Failures name the stage and component."""
+    iterator = iter(stream)
+    while True:
+        try:
+            piece = next(iterator)
+        except StopIteration as stop:
+            return stop.value
+        except CrissRagError:
+            raise
+        except Exception as exc:
+            raise ComponentError(f"stage generator: component {name!r} failed: {type(exc).__name__}: {exc}") from exc
+        if piece:
+            pieces.append(piece)
+            yield TokenEvent(piece)
 
 
 def _ms(started: float) -> float:

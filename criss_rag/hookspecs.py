@@ -173,7 +173,8 @@ def register_filters(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each filter.
 
-    Bundled: ``criss-rag-basic`` registers ``metadata``.
+    Bundled: ``criss-rag-basic`` registers ``metadata``; ``criss-rag-domain`` ``cancer-type``;
+    ``criss-rag-registry`` ``diagnosis-year`` and ``staging-version``.
     """
 
 
@@ -186,7 +187,9 @@ def register_rerankers(register: Register) -> None:
     :param register: call ``register(name, factory)`` for each reranker.
 
     Bundled: ``criss-rag-basic`` registers ``truncate`` and ``metadata-boost``; ``criss-rag-rerank``
-    registers ``llm`` and ``cross-encoder``.
+    registers ``llm`` and ``cross-encoder``; ``criss-rag-domain``
+    registers ``cancer-type-boost`` and ``intent-boost``; ``criss-rag-registry``
+    ``edition-recency`` and ``code-coverage``.
     """
 
 
@@ -223,7 +226,23 @@ def register_generators(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each generator.
 
-    Bundled: ``criss-rag-basic`` registers ``extractive`` (no LLM: it quotes evidence sentences).
+    Bundled: ``criss-rag-basic`` registers ``extractive`` (no LLM: it quotes evidence sentences);
+    ``criss-rag-generate`` registers ``llm`` (an LLM of ``llms:`` with a prompt preset or file).
+    """
+
+
+@hookspec
+def register_verifiers(register: Register) -> None:
+    """Register sentence verifiers (protocol :class:`~criss_rag.protocols.Verifier`).
+
+    After generation the engine splits the answer into sentences, reads their ``[n]`` markers and
+    asks the pipeline's verifier (YAML ``verifier:``; a built-in lexical check when none is named)
+    whether the evidence supports each one. The verdicts are ``Answer.sentences``.
+
+    :param register: call ``register(name, factory)`` for each verifier.
+
+    Bundled: ``criss-rag-generate`` registers ``lexical`` (alignment score with an analyzer and a
+    threshold) and ``llm-check`` (an LLM confirms the sentences the lexical check doubts).
     """
 
 
@@ -236,7 +255,7 @@ def register_judges(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each judge.
 
-    Bundled: none yet (the evaluation plugins add them).
+    Bundled: ``criss-rag-judges`` registers ``rubric`` (six scores, four flags, a rationale).
     """
 
 
@@ -248,7 +267,9 @@ def register_metrics(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each metric.
 
-    Bundled: ``criss-rag-basic`` registers ``answer-basics`` (citations, refusal, sentences).
+    Bundled: ``criss-rag-basic`` registers ``answer-basics`` (citations, refusal, sentences);
+    ``criss-rag-metrics`` registers ``traceability``, ``retrieval``, ``rouge``, ``containment``,
+    ``bertscore``, ``embedding-cosine`` and ``caution``.
     """
 
 

@@ -14,7 +14,9 @@ from typing import Any, Protocol, runtime_checkable
 from llama_index.core.schema import BaseNode, Document, NodeWithScore, TextNode
 from llama_index.core.storage.docstore import BaseDocumentStore
 
-from criss_rag.types import Answer, Context, FilterOutcome, Generation, Hit, Query, Refusal
+from criss_rag.types import (
+    Answer, Context, FilterOutcome, Generation, Hit, JudgeVerdict, Query, Refusal, SentenceSupport,
+)
 
 
 @runtime_checkable
@@ -107,20 +109,44 @@ class ContextBuilder(Protocol):
 
 @runtime_checkable
 class Generator(Protocol):
-    """Writes the answer from the context, citing evidence as ``[n]``."""
+    """Writes the answer from the context, citing evidence as ``[n]``.
+
+    Optional: ``stream(query, context)``, a generator of text pieces that may ``return`` the final
+    :class:`~criss_rag.types.Generation` (model, usage, refusal); ``Engine.ask_stream`` uses it.
+    Without it, streaming yields the whole ``generate()`` text as one piece.
+    """
 
     def generate(self, query: Query, context: Context) -> Generation: ...
 
 
 @runtime_checkable
-class Judge(Protocol):
-    """Grades an answer; returns named scores (and flags as 0/1 scores)."""
+class Verifier(Protocol):
+    """Judges answer sentences against the numbered evidence.
 
-    def judge(self, question: Mapping[str, Any], answer: Answer) -> Mapping[str, float]: ...
+    ``sentences`` arrive with ``text``, ``cited`` and ``invalid_citations`` set; return them in the
+    same order with ``supported``, ``score``, ``evidence`` and ``method`` filled in
+    (``sentence.model_copy(update={...})``).
+    """
+
+    def verify(self, query: Query, sentences: Sequence[SentenceSupport], context: Context) -> list[SentenceSupport]: ...
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Grades an answer: a :class:`~criss_rag.types.JudgeVerdict` (scores, flags, rationale, and
+    ``parse_failed`` when its reply could not be read), or plain named scores (flags as 0/1)."""
+
+    def judge(self, question: Mapping[str, Any], answer: Answer) -> JudgeVerdict | Mapping[str, float]: ...
 
 
 @runtime_checkable
 class Metric(Protocol):
-    """Computes named values for one evaluated question."""
+    """Computes named values for one evaluated question.
+
+    During ``criss-rag eval run`` the ``question`` mapping also carries ``_evidence`` (the
+    numbered passages the generator saw), ``_retrieved`` (the ranked candidates) and ``_gold``; a
+    value that does not apply to a question is left out, never given as 0 or NaN. A metric may also
+    define ``describe() -> str`` (its model and settings), which the report prints.
+    """
 
     def compute(self, question: Mapping[str, Any], answer: Answer) -> Mapping[str, float]: ...

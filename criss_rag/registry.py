@@ -27,6 +27,7 @@ KINDS: dict[str, str] = {
     "refusal": "register_refusal_policies",
     "context": "register_context_builders",
     "generator": "register_generators",
+    "verifier": "register_verifiers",
     "judge": "register_judges",
     "metric": "register_metrics",
 }

@@ -38,7 +38,7 @@ from criss_rag.ingest import ingest
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 from criss_rag.text import split_sentences
-from criss_rag.types import Answer, Context, Generation, Hit, Query, Refusal
+from criss_rag.types import Answer, Context, Generation, Hit, JudgeVerdict, Query, Refusal, SentenceSupport
 
 #: Six short documents, one per cancer of the Korean system, written for tests.
 TINY_CORPUS: list[dict[str, str]] = [
@@ -321,14 +321,33 @@ class ScriptedHops:
         return self.params.queries[hop - 1] if hop <= len(self.params.queries) else None
 
 
-class FakeJudge:
-    """Gives 1.0 when the answer cites something, else 0.0."""
+class SharedWordVerifier:
+    """Supports a sentence when it shares a word of three letters or more with its cited evidence."""
 
     def __init__(self, params: BaseModel, ctx: ComponentContext) -> None:
         pass
 
-    def judge(self, question: Mapping[str, Any], answer: Answer) -> Mapping[str, float]:
-        return {"grounded": 1.0 if answer.citations else 0.0}
+    def verify(self, query: Query, sentences: Sequence[SentenceSupport], context: Context) -> list[SentenceSupport]:
+        out = []
+        for sentence in sentences:
+            words = set(_terms(sentence.text))
+            shared = [n for n in sentence.cited if words & set(_terms(context.by_number(n).text))]  # type: ignore[union-attr]
+            out.append(sentence.model_copy(update={"supported": bool(shared), "score": float(bool(shared)),
+                                                   "evidence": shared[0] if shared else None, "method": "fake"}))
+        return out
+
+
+class FakeJudge:
+    """Scores ``grounded`` 1.0 when the answer cites something, else 0.0, and raises the flag
+    ``uncited`` when it cites nothing (a typed :class:`~criss_rag.types.JudgeVerdict`)."""
+
+    def __init__(self, params: BaseModel, ctx: ComponentContext) -> None:
+        pass
+
+    def judge(self, question: Mapping[str, Any], answer: Answer) -> JudgeVerdict:
+        cited = bool(answer.citations)
+        return JudgeVerdict(judge="fake-judge", scores={"grounded": 1.0 if cited else 0.0},
+                            flags={"uncited": not cited}, rationale="counts citations")
 
 
 class FakeMetric:
@@ -357,6 +376,7 @@ def _make_fake_plugin() -> SimpleNamespace:
         "register_refusal_policies": [("fake-min-score", MinScoreRefusal)],
         "register_context_builders": [("fake-all", AllContext)],
         "register_generators": [("fake-echo", EchoGenerator)],
+        "register_verifiers": [("fake-verifier", SharedWordVerifier)],
         "register_judges": [("fake-judge", FakeJudge)],
         "register_metrics": [("fake-metric", FakeMetric)],
     }

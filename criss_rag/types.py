@@ -135,6 +135,9 @@ class Generation:
     text: str
     model: str
     usage: Mapping[str, int] = field(default_factory=dict)
+    #: set when the model itself said the evidence is insufficient: the engine reports this
+    #: refusal (e.g. reason ``model_declined``) instead of an answer
+    refusal: Refusal | None = None
 
 
 class Citation(BaseModel):
@@ -176,6 +179,23 @@ class Trace(BaseModel):
         return None
 
 
+class SentenceSupport(BaseModel):
+    """One sentence of an answer and whether the evidence supports it (the sentence check).
+
+    ``score`` is the alignment score (0-1) of the sentence against the evidence that supports it
+    best: its cited evidence first, all numbered evidence as a fallback. ``evidence`` is that
+    passage's number, ``None`` when nothing reaches the threshold.
+    """
+
+    text: str  # the sentence, without its [n] markers
+    cited: list[int] = Field(default_factory=list)  # evidence numbers it cites (valid ones)
+    invalid_citations: list[int] = Field(default_factory=list)  # cited numbers that match no evidence
+    supported: bool = False
+    score: float = 0.0
+    evidence: int | None = None  # the number of the passage that supports it best
+    method: str = ""  # what decided the verdict, e.g. "lexical" or "llm"
+
+
 class Answer(BaseModel):
     """The engine's result for one question."""
 
@@ -186,10 +206,63 @@ class Answer(BaseModel):
     refusal_reason: str | None = None
     refusal_detail: str | None = None
     generator: str = ""
+    sentences: list[SentenceSupport] = Field(default_factory=list)  # per-sentence support verdicts
     trace: Trace
+
+    @property
+    def unsupported(self) -> list[SentenceSupport]:
+        """The sentences no evidence supports."""
+        return [s for s in self.sentences if not s.supported]
+
+
+@dataclass(frozen=True)
+class TokenEvent:
+    """A piece of the answer text, as the generator streams it."""
+
+    text: str
+    kind: str = "token"
+
+
+@dataclass(frozen=True)
+class AnswerEvent:
+    """The final :class:`Answer` (checked citations, sentence verdicts, trace); always last."""
+
+    answer: Answer
+    kind: str = "answer"
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    """The pipeline failed (e.g. the LLM timed out); ``message`` says what to do next. Last event."""
+
+    message: str
+    error: Exception | None = None
+    kind: str = "error"
+
+
+#: What :meth:`criss_rag.engine.Engine.ask_stream` yields.
+StreamEvent = TokenEvent | AnswerEvent | ErrorEvent
 
 
 def text_node(node_id: str, text: str, **metadata: Any) -> TextNode:
     """A ``TextNode`` with ``doc_id`` metadata set, the shape chunkers produce."""
     metadata.setdefault("doc_id", node_id)
     return TextNode(id_=node_id, text=text, metadata=metadata)
+
+
+class JudgeVerdict(BaseModel):
+    """A judge's typed verdict on one answer (what :class:`~criss_rag.protocols.Judge` returns).
+
+    ``scores`` are on the judge's own scale (e.g. 1-5); ``flags`` are yes/no findings. A reply
+    that could not be parsed is ``parse_failed=True`` with empty ``scores``: it is counted as a
+    failure in reports, never averaged as a zero.
+    """
+
+    judge: str = ""  # who judged, e.g. "rubric (llms.judge-a)"
+    scores: dict[str, float] = Field(default_factory=dict)
+    flags: dict[str, bool] = Field(default_factory=dict)
+    rationale: str = ""
+    parse_failed: bool = False
+    error: str = ""  # why parsing failed (or what else went wrong)
+    attempts: int = 1  # LLM calls made, retries included
+    raw: str = ""  # the last reply, shortened, for the review file

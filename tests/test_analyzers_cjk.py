@@ -415,3 +415,29 @@ def test_fixture_pages_are_well_formed():
         assert 6 <= len(pages) <= 10
         assert len({p["doc_id"] for p in pages}) == len(pages)
         assert all(p["title"] and p["text"] and p["lang"] == lang for p in pages)
+
+
+def test_reloaded_bm25_keeps_one_character_terms(tmp_path):
+    """A reloaded BM25 index must search the analyzer's terms as they are: the single kanji 肺
+    (lung) is a whole term, and it must still match after the index is read back from disk."""
+    from criss_rag.engine import Engine
+    from criss_rag.ingest import ingest
+    from criss_rag.plugins import PluginHost
+    from criss_rag.testing import pipeline_from_yaml
+
+    docs = "[{doc_id: lung, title: 肺, text: 肺の病気です。}, {doc_id: stomach, title: 胃, text: 胃の病気です。}]"
+    yaml_text = f"""\
+name: one-char
+loader: {{name: fake-loader, documents: {docs}}}
+chunker: whole-document
+retrievers: [{{name: bm25, analyzer: standard}}]
+context: numbered
+generator: extractive
+"""
+    from criss_rag.testing import fake_plugin
+
+    host = PluginHost(strict=True, extra_plugins={"fake": fake_plugin})
+    pipeline = pipeline_from_yaml(yaml_text, tmp_path, host)
+    ingest(pipeline)
+    hits = Engine.open(pipeline_from_yaml(yaml_text, tmp_path, host)).retrieve(__import__("criss_rag.types", fromlist=["Query"]).Query("肺"))
+    assert [h.doc_id for h in hits] == ["lung"]

@@ -144,4 +144,4 @@ def test_real_cli_subprocess_validates_and_explains_the_default_pipeline():
     plan = yaml.safe_load(result.stdout)
     assert plan["retrievers"][1]["languages"] == ["en"]
     assert plan["refusal"]["min_score"] == 0.55
-    assert set(plan["plugins"]) == {"basic", "bm25", "faiss", "minilm"}
+    assert {"basic", "bm25", "faiss", "minilm"} <= set(plan["plugins"])

@@ -20,6 +20,7 @@ HOST = PluginHost(strict=True, extra_plugins={"fake": fake_plugin})
 # Values for params that have no default (or whose defaults alone fail a cross-field check).
 EXAMPLES: dict[str, dict[str, typing.Any]] = {
     "loader:jsonl": {"path": "corpus.jsonl"},
+    "loader:registry-jsonl": {"path": "corpus.jsonl"},
     "loader:ncc-json": {"path": "export.json", "fields": {"body": "html"}, "cancers": [1, "liver"]},
     "filter:metadata": {"field": "lang", "values": ["en", "ko"]},
     "filter:fake-drop-doc": {"doc_id": "liver"},
@@ -28,6 +29,8 @@ EXAMPLES: dict[str, dict[str, typing.Any]] = {
     "reranker:cross-encoder": {"model_path": "models/cross-encoder"},
     "query_transform:llm-keywords": {"llm": "kw"},
     "hop_policy:llm-judge": {"llm": "judge"},
+    "generator:llm": {"llm": "gen", "prompt": "jlcs"},
+    "verifier:llm-check": {"llm": "judge"},
     "refusal:evidence-threshold": {"signal": "faiss", "min_score": 0.55, "min_coverage": 0.3},
     "llm:openai": {"api_key": "sk-secret-value"},
     "llm:openai-compatible": {"api_base": "http://127.0.0.1:8080/v1", "model": "local"},

@@ -28,6 +28,7 @@ from criss_rag.testing import (
     MinScoreRefusal,
     ReverseReranker,
     ScriptedHops,
+    SharedWordVerifier,
     SuffixTransform,
     TopFusion,
     fake_llm,
@@ -53,6 +54,7 @@ USES = {
     "refusal": (MinScoreRefusal, "refusal: {name: NAME, min_score: 0}"),
     "context": (AllContext, "context: NAME"),
     "generator": (EchoGenerator, "generator: NAME"),
+    "verifier": (SharedWordVerifier, "verifier: NAME"),
     "judge": (FakeJudge, ""),
     "metric": (FakeMetric, ""),
 }
@@ -98,8 +100,12 @@ def test_hook_registers_a_component_the_engine_uses(kind, tmp_path):
     if kind in ("judge", "metric"):
         answer = run_pipeline(FAKE_PIPELINE_YAML, "Which test finds stomach cancer?", tmp_path, host)
         component = factory(factory.Params() if hasattr(factory, "Params") else None, None)
-        values = component.judge({}, answer) if kind == "judge" else component.compute({}, answer)
-        assert values == ({"grounded": 1.0} if kind == "judge" else {"answer_chars": float(len(answer.text))})
+        if kind == "judge":
+            verdict = component.judge({}, answer)
+            assert verdict.scores == {"grounded": 1.0} and verdict.flags == {"uncited": False}
+            assert not verdict.parse_failed
+        else:
+            assert component.compute({}, answer) == {"answer_chars": float(len(answer.text))}
         return
     yaml_text = with_stage(FAKE_PIPELINE_YAML, addition.replace("NAME", name)).replace("min_score: 1", "min_score: 0")
     if kind == "llm":

@@ -9,7 +9,9 @@ from typing import Any
 
 import click
 
+from criss_rag.cli.answer_commands import eval_answers
 from criss_rag.cli.context import host_from
+from criss_rag.cli.experiment_commands import add_experiment_commands
 from criss_rag.cli.render import render_answer, render_plan, render_plugins, render_trace
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError
@@ -53,11 +55,19 @@ def _parse_filters(items: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--json", "as_json", is_flag=True, help="Print the whole Answer (text, citations, refusal, trace) as JSON.")
 @click.option("--filter", "filters", multiple=True, metavar="KEY=VALUE", help="Request-level filter read by filter components.")
 @click.option("--trace", "show_trace", is_flag=True, help="Also print the per-stage trace.")
+@click.option("--stream", is_flag=True, help="Print the answer as it is generated, then its sources and sentence check.")
 @click.pass_context
 def ask(ctx: click.Context, config: Path, question: str, overrides: tuple[str, ...], as_json: bool,
-        filters: tuple[str, ...], show_trace: bool) -> None:
+        filters: tuple[str, ...], show_trace: bool, stream: bool) -> None:
     """Answer QUESTION with citations (or a refusal with its reason)."""
     engine = Engine.open(_pipeline(ctx, config, overrides))
+    if stream and not as_json:
+        from criss_rag.cli.answer_commands import echo_stream
+
+        answer = echo_stream(engine.ask_stream(question, filters=_parse_filters(filters)))
+        if show_trace:
+            click.echo(render_trace(answer))
+        return
     answer = engine.ask(question, filters=_parse_filters(filters))
     if as_json:
         click.echo(answer.model_dump_json(indent=2))
@@ -70,24 +80,17 @@ def ask(ctx: click.Context, config: Path, question: str, overrides: tuple[str, .
 @click.command()
 @CONFIG
 @SET
+@click.option("--session", "session_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Resume the conversation saved in this JSON file (if it exists) and save every turn to it.")
+@click.option("--filter", "filters", multiple=True, metavar="KEY=VALUE", help="Request-level filter for every turn.")
 @click.pass_context
-def chat(ctx: click.Context, config: Path, overrides: tuple[str, ...]) -> None:
-    """Ask questions one after another (type `exit` or Ctrl-D to leave).
+def chat(ctx: click.Context, config: Path, overrides: tuple[str, ...], session_file: Path | None,
+         filters: tuple[str, ...]) -> None:
+    """Converse (type `exit` or Ctrl-D to leave): follow-ups are condensed into standalone questions,
+    answers stream with citations, and --session keeps the conversation."""
+    from criss_rag.cli.answer_commands import run_chat
 
-    Each question is answered on its own; multi-turn memory arrives with the chat generators.
-    """
-    engine = Engine.open(_pipeline(ctx, config, overrides))
-    click.echo(f"criss-rag chat: {engine.pipeline.config.name} ({engine.manifest.chunks} chunks). Type `exit` to leave.")
-    while True:
-        try:
-            question = input("you> ")
-        except EOFError:
-            click.echo()
-            return
-        if question.strip().lower() in {"exit", "quit"}:
-            return
-        if question.strip():
-            click.echo(render_answer(engine.ask(question)))
+    run_chat(Engine.open(_pipeline(ctx, config, overrides)), session_file, _parse_filters(filters))
 
 
 @click.command()
@@ -230,6 +233,9 @@ def _corpus_overrides(ctx: click.Context, config: Path, corpus: Path | None, loa
         click.echo(f"corpus: {corpus} (loader {loader})", err=True)
     return (f"loader={{name: {loader}, path: {json.dumps(str(corpus.resolve()))}}}",)
 
+
+add_experiment_commands(eval_group)  # eval run, eval report, eval review-sheet
+eval_group.add_command(eval_answers)
 
 #: The core commands, added to every new root command by ``build_cli``.
 CORE_COMMANDS: list[click.Command] = [ingest, ask, chat, plugins, validate, explain, demo, eval_group]

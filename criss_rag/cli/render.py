@@ -14,11 +14,26 @@ def render_answer(answer: Answer, *, width: int = 100) -> str:
     if answer.refused:
         return f"REFUSED ({answer.refusal_reason}): {answer.text}\n  why: {answer.refusal_detail}"
     lines = [textwrap.fill(part, width) if part.isascii() else part for part in answer.text.splitlines()]
-    lines.append("")
-    lines.append("Sources:")
+    return "\n".join(lines) + "\n" + render_sources(answer)
+
+
+def render_sources(answer: Answer) -> str:
+    """What follows the answer text: its sources, then the sentence check with unsupported
+    sentences marked (``criss-rag ask --stream`` prints this after the streamed text)."""
+    lines = ["", "Sources:"]
     for c in answer.citations:
         where = f" <{c.location}>" if c.location else ""
         lines.append(f"  [{c.number}] {c.title or c.doc_id}{where} (doc {c.doc_id}, score {c.score:.3f})")
+    if answer.sentences:
+        supported = sum(s.supported for s in answer.sentences)
+        lines += ["", f"Sentence check: {supported} of {len(answer.sentences)} supported by the evidence"]
+        for s in answer.sentences:
+            cited = "".join(f"[{n}]" for n in s.cited)
+            text = s.text if len(s.text) <= 90 else s.text[:87] + "..."
+            mark = "  ok            " if s.supported else "  UNSUPPORTED   "
+            via = f" (supported by [{s.evidence}])" if s.supported and s.evidence not in s.cited else ""
+            bad = f" (cites {''.join(f'[{n}]' for n in s.invalid_citations)}: no such evidence)" if s.invalid_citations else ""
+            lines.append(f"{mark}{s.score:.2f} {cited + ' ' if cited else ''}{text}{via}{bad}")
     return "\n".join(lines)
 
 

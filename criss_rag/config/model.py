@@ -18,6 +18,8 @@ A pipeline YAML has these top-level keys (see ``docs/yaml-reference.md``)::
     refusal: {name: evidence-threshold, ...}
     context: {name: numbered}
     generator: {name: extractive}
+    verifier: {name: lexical, threshold: 0.5}       # optional: the sentence check
+    chat: {condense_llm: local, memory_tokens: 1500} # optional: settings of `criss-rag chat`
 
 Each component is ``{name: REGISTERED_NAME, <param>: <value>, ...}`` (or just the name).
 Secrets are written ``{env: VAR_NAME}`` and resolved from the environment, never stored.
@@ -33,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from criss_rag.config.yaml_source import line_of
 from criss_rag.errors import ConfigError
@@ -53,6 +55,7 @@ STAGES: dict[str, tuple[str, bool, bool]] = {
     "refusal": ("refusal", False, False),
     "context": ("context", False, True),
     "generator": ("generator", False, True),
+    "verifier": ("verifier", False, False),
 }
 #: keys the engine reads itself, per list stage, with their defaults
 ENGINE_KEYS: dict[str, dict[str, Any]] = {
@@ -62,9 +65,30 @@ ENGINE_KEYS: dict[str, dict[str, Any]] = {
     "query_transforms": {"label": None},
     "multihop": {"max_hops": 2},
 }
-TOP_LEVEL = {"version", "name", "description", "index", "llms", *STAGES}
+TOP_LEVEL = {"version", "name", "description", "index", "llms", "chat", *STAGES}
 #: stages whose settings decide what ingest writes (the index key hashes them)
 INGEST_STAGES = ("chunker", "embedding", "retrievers")
+
+
+DEFAULT_CONDENSE_PROMPT = (
+    "Conversation so far:\n{history}\n\nFollow-up message: {question}\n\n"
+    "Rewrite the follow-up message as one standalone question that names everything it refers to "
+    "(the cancer, the treatment, the test), in the language of the follow-up message. "
+    "Reply with the question only."
+)
+
+
+class ChatSettings(BaseModel):
+    """The optional top-level ``chat:`` mapping: how ``criss-rag chat`` (``criss_rag.chat``) keeps
+    a conversation. Not a component: it names no plugin."""
+
+    model_config = ConfigDict(extra="forbid")
+    condense_llm: str | None = Field(None, description="key of an LLM under `llms:` that rewrites a follow-up into a "
+                                                       "standalone question; null: the offline heuristic")
+    memory_tokens: int = Field(1500, ge=0, description="the most tokens (cl100k) of earlier turns a session keeps "
+                                                       "for condensing and for the generator; older turns drop out first")
+    condense_prompt: str = Field(DEFAULT_CONDENSE_PROMPT, description="the condensing prompt, with {history} and "
+                                                                      "{question}; write other braces as {{ }}")
 
 
 @dataclass(frozen=True)
@@ -106,6 +130,7 @@ class PipelineConfig:
     index_dir: Path
     components: dict[str, ComponentConfig | list[ComponentConfig] | None]
     llms: dict[str, ComponentConfig] = field(default_factory=dict)
+    chat: ChatSettings | None = None  # the `chat:` mapping, when the YAML has one
 
     def one(self, stage: str) -> ComponentConfig | None:
         value = self.components.get(stage)
@@ -130,6 +155,8 @@ class PipelineConfig:
         out: dict[str, Any] = {"name": self.name, "index": {"dir": str(self.index_dir)}}
         if self.llms:
             out["llms"] = {key: cc.plan() for key, cc in self.llms.items()}
+        if self.chat is not None:
+            out["chat"] = self.chat.model_dump(mode="json")
         for stage, value in self.components.items():
             if isinstance(value, list):
                 out[stage] = [item.plan() for item in value]
@@ -141,6 +168,8 @@ class PipelineConfig:
         """Hash of every component setting; where the index lives does not change results."""
         plan = self.plan()
         plan.pop("index")
+        if plan.get("verifier", "") is None:  # stages added later hash only when set: old hashes stay valid
+            plan.pop("verifier")
         return stable_hash(plan)
 
     def ingest_signature(self) -> dict[str, Any]:
@@ -262,7 +291,35 @@ def parse_pipeline(raw: Any, registry: Registry, *, source: str, base_dir: Path)
         index_dir=index_dir,
         components=components,
         llms=llm_configs,
+        chat=_chat_settings(raw, llm_configs, where),
     )
+
+
+def _chat_settings(raw: dict[str, Any], llms: dict[str, ComponentConfig], where: Any) -> ChatSettings | None:
+    value = raw.get("chat")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where(('chat',))}: `chat:` is a mapping, e.g. `chat: {{condense_llm: local, memory_tokens: 1500}}`")
+    try:
+        settings = ChatSettings.model_validate(json.loads(json.dumps(value)))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(part) for part in error["loc"]) or "chat"
+        hint = f" Valid keys: {', '.join(ChatSettings.model_fields)}" if error["type"] == "extra_forbidden" else ""
+        raise ConfigError(f"{where(('chat', *error['loc'][:1]))}: chat, key {key!r}: {error['msg']}.{hint}") from None
+    if settings.condense_llm is not None and settings.condense_llm not in llms:
+        raise ConfigError(
+            f"{where(('chat', 'condense_llm'))}: chat.condense_llm names the LLM {settings.condense_llm!r}, but `llms:` "
+            f"names only: {', '.join(sorted(llms)) or '(none)'}. Add it under `llms:`, or remove condense_llm to "
+            "use the offline heuristic"
+        )
+    try:
+        settings.condense_prompt.format(history="", question="")
+    except (KeyError, IndexError, ValueError) as exc:
+        raise ConfigError(f"{where(('chat', 'condense_prompt'))}: chat.condense_prompt may use only {{history}} and "
+                          f"{{question}} (write other braces as {{{{ }}}}): {exc}") from None
+    return settings
 
 
 def _component(

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from criss_rag.context import ComponentContext
 from criss_rag.text import detect_language
@@ -17,6 +18,17 @@ DEFAULT_REFUSALS = {
     "zh": "证据不足：现有资料无法回答这个问题。",
 }
 
+#: Words that name a cancer (regular expressions, case-insensitive), in English, Korean, Japanese
+#: and Chinese. A question that names none is held to `min_coverage_no_cancer`.
+CANCER_TERMS = [
+    r"cancers?", r"tumou?rs?", r"neoplas", r"malignan", r"metasta", r"oncolog", r"leuka?emia",
+    r"\w*(?:carcinom|sarcom|blastom|cytom|gliom|giom|lymphom|melanom|myelom|thymom|ymom|mesotheliom|adenom|seminom|teratom|chordom)as?",
+    r"carcinoid",
+    r"암", r"종양", r"백혈병", r"림프종", r"육종",
+    r"がん", r"ガン", r"癌", r"腫瘍", r"肉腫", r"白血病", r"リンパ腫", r"骨髄腫",
+    r"肿瘤", r"淋巴瘤", r"肉瘤",
+]
+
 
 class EvidenceThreshold:
     """Refuses when candidates are too few, their best score is too low, or they miss the question's terms.
@@ -25,6 +37,11 @@ class EvidenceThreshold:
     questions (a cosine similarity), unlike a fused rank score. ``min_coverage`` asks that the top
     candidates contain that share of the question's analyzed terms: a language-independent check
     for embedding models that score every Korean or Japanese text alike.
+
+    ``min_coverage_no_cancer`` catches questions about other diseases ("What are the symptoms of
+    Akesson syndrome?"), which sit close to cancer passages in embedding space: when the question
+    names no cancer (no ``cancer_terms`` match), that share of its terms must appear somewhere among
+    *all* the candidates. A disease name the corpus never mentions appears in none of them.
     """
 
     class Params(BaseModel):
@@ -37,7 +54,16 @@ class EvidenceThreshold:
         )
         min_coverage: float | None = Field(None, ge=0, le=1, description="share of question terms the top candidates must contain")
         coverage_top_n: int = Field(3, ge=1, description="how many top candidates the coverage check reads")
-        coverage_analyzer: str = Field("standard", description="analyzer for the coverage check")
+        coverage_analyzer: str = Field("standard", description="analyzer for the coverage checks")
+        min_coverage_no_cancer: float | None = Field(
+            None, ge=0, le=1,
+            description="when the question names no cancer (no `cancer_terms` match): share of its terms that must "
+            "appear somewhere among all the candidates (a disease the corpus never names appears in none)",
+        )
+        cancer_terms: list[str] = Field(
+            default_factory=lambda: list(CANCER_TERMS),
+            description="regular expressions (case-insensitive) for words that name a cancer, in any language",
+        )
         message: dict[str, str] = Field(
             default_factory=lambda: dict(DEFAULT_REFUSALS),
             description="refusal text per question language (en, ko, ja, zh); en is the fallback",
@@ -46,11 +72,40 @@ class EvidenceThreshold:
             None, description="refusal text when nothing at all was retrieved (e.g. 'No references'); default: `message`"
         )
 
+        @field_validator("cancer_terms")
+        @classmethod
+        def check_patterns(cls, value: list[str]) -> list[str]:
+            for pattern in value:
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    raise ValueError(f"{pattern!r} is not a regular expression: {exc}") from None
+            return value
+
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         if (params.signal is None) != (params.min_score is None):
             raise ValueError("set both `signal` and `min_score`, or neither")
         self.params = params
-        self.analyzer = ctx.analyzer(params.coverage_analyzer) if params.min_coverage is not None else None
+        needs_terms = params.min_coverage is not None or params.min_coverage_no_cancer is not None
+        self.analyzer = ctx.analyzer(params.coverage_analyzer) if needs_terms else None
+        self._cancer = re.compile("|".join(f"(?:{t})" for t in params.cancer_terms), re.IGNORECASE) \
+            if params.cancer_terms else None
+
+    def names_cancer(self, text: str) -> bool:
+        """Whether ``text`` names a cancer (one of ``cancer_terms``)."""
+        return bool(self._cancer and self._cancer.search(text))
+
+    def unfound_terms(self, query: Query, hits: list[Hit]) -> tuple[list[str], float]:
+        """The question's terms that no candidate contains, and the share of its terms that some do."""
+        assert self.analyzer is not None
+        wanted = list(dict.fromkeys(self.analyzer.analyze(query.text)))
+        if not wanted:
+            return [], 0.0
+        found: set[str] = set()
+        for hit in hits:
+            found.update(self.analyzer.analyze(f"{hit.metadata.get('title', '')}\n{hit.text}"))
+        missing = [t for t in wanted if t not in found]
+        return missing, 1 - len(missing) / len(wanted)
 
     def coverage(self, query: Query, hits: list[Hit]) -> float:
         """Share of the question's terms found in the top candidates (title included)."""
@@ -89,6 +144,13 @@ class EvidenceThreshold:
             if share < p.min_coverage:
                 return self._refuse(query, "off_topic", f"top candidates contain {share:.0%} of the question's terms, "
                                     f"at least {p.min_coverage:.0%} required")
+        if p.min_coverage_no_cancer is not None and not self.names_cancer(query.text):
+            missing, share = self.unfound_terms(query, hits)
+            if share < p.min_coverage_no_cancer:
+                shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+                return self._refuse(query, "off_topic", f"the question names no cancer, and {share:.0%} of its terms "
+                                    f"appear in the {len(hits)} candidates (at least {p.min_coverage_no_cancer:.0%} "
+                                    f"required; not found: {shown})")
         return None
 
 

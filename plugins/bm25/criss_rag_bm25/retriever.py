@@ -61,6 +61,10 @@ class BM25:
     def load(self, directory: Path, docstore: BaseDocumentStore) -> None:
         try:
             self._retriever = BM25Retriever.from_persist_dir(str(directory), show_progress=False)
+            # from_persist_dir restores neither of these: without them a query's terms would be
+            # re-split on \w\w+ (dropping one-character CJK terms such as 肺) and stemmed twice
+            self._retriever.token_pattern = _TERMS
+            self._retriever.skip_stemming = True
         except (OSError, ValueError) as exc:
             raise IndexStoreError(f"BM25 index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`") from None
         self._docstore = docstore

@@ -1,0 +1,1 @@
+"""criss_rag bundled plugin: LLM judges."""

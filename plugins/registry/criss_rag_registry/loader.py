@@ -1,0 +1,93 @@
+"""``registry-jsonl``: JSONL records whose nested metadata is flattened instead of dropped.
+
+The ``jsonl`` loader keeps only scalar fields, so the registry data's
+``"applicable_years": {"from": 2018, "to": null}`` never reaches the chunks. LlamaIndex stores and
+the BM25 index accept only flat metadata, so this loader writes a nested mapping as one scalar
+field per key (``applicable_years_from``, ``applicable_years_to``) and a list of scalars as one
+joined string (``schema_ids``); the ``diagnosis-year`` filter reads the flat pair.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from llama_index.core.schema import Document
+from pydantic import BaseModel, ConfigDict, Field
+
+from criss_rag.context import ComponentContext
+from criss_rag.errors import DataError
+
+_SCALAR = (str, int, float, bool)
+
+
+def flatten_metadata(record: dict[str, Any], list_separator: str | None) -> dict[str, Any]:
+    """Scalars as they are; a mapping as ``<key>_<subkey>`` scalars; a list of scalars joined."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        if value is None or isinstance(value, _SCALAR):
+            out[key] = value
+        elif isinstance(value, dict):
+            for sub, item in value.items():
+                if item is None or isinstance(item, _SCALAR):
+                    out[f"{key}_{sub}"] = item
+        elif isinstance(value, list) and list_separator is not None and all(isinstance(v, _SCALAR) for v in value):
+            out[key] = list_separator.join(str(v) for v in value)
+    return out
+
+
+class RegistryJsonlLoader:
+    """One JSON object per line, like `jsonl`, with nested fields flattened into scalar metadata."""
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        path: str = Field(description="the JSONL file (relative to the config file)")
+        id_field: str = Field("doc_id", description="the field holding the document id (required on every line)")
+        title_field: str = Field("title", description="the field holding the title (stored as metadata `title`)")
+        text_field: str = Field("text", description="the field holding the text (required on every line)")
+        index_fields: list[str] = Field(
+            default_factory=lambda: ["title"], description="metadata indexed with the text (embedded and matched lexically)"
+        )
+        list_separator: str | None = Field(
+            ", ", description="lists of scalars are joined with this into one string; null drops lists"
+        )
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+        self.path = ctx.resolve_path(params.path)
+        if not self.path.is_file():
+            raise DataError(f"stage loader: corpus file not found: {self.path} (check `loader.path`)")
+
+    def fingerprint(self) -> str:
+        digest = hashlib.sha256(self.params.model_dump_json().encode())
+        with open(self.path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()[:16]
+
+    def load(self) -> Iterator[Document]:
+        p = self.params
+        with open(self.path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataError(f"{self.path}:{number}: not valid JSON ({exc.msg})") from None
+                if not isinstance(record, dict) or not record.get(p.id_field) or p.text_field not in record:
+                    raise DataError(
+                        f"{self.path}:{number}: each line needs `{p.id_field}` and `{p.text_field}` "
+                        "(set `id_field` / `text_field` in the loader if your fields are named differently)"
+                    )
+                doc_id = str(record.pop(p.id_field))
+                text = str(record.pop(p.text_field))
+                record["title"] = str(record.pop(p.title_field, "") or "")
+                metadata = {**flatten_metadata(record, p.list_separator), "doc_id": doc_id}
+                doc = Document(id_=doc_id, text=text, metadata=metadata)
+                doc.excluded_embed_metadata_keys = [k for k in metadata if k not in p.index_fields]
+                doc.excluded_llm_metadata_keys = list(metadata)
+                doc.metadata_template = "{value}"
+                yield doc
