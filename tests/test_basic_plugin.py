@@ -22,7 +22,8 @@ from criss_rag_basic.answering import DEFAULT_REFUSALS, EvidenceThreshold, Numbe
 from criss_rag_basic.chunkers import SectionChunker, WholeDocumentChunker
 from criss_rag_basic.extractive import NOTICES, ExtractiveGenerator
 from criss_rag_basic.html_text import html_to_text
-from criss_rag_basic.loaders import JsonlLoader, NccJsonLoader, make_document
+from criss_rag.sources import make_document
+from criss_rag_basic.loaders import JsonlLoader, NccJsonLoader
 from criss_rag_basic.metrics import AnswerBasics
 from criss_rag_basic.ranking import MetadataFilter, ReciprocalRankFusion, Truncate
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from criss_rag.engine import Engine
 from criss_rag.errors import DataError
+from criss_rag.sources import read_jsonl
 from criss_rag.types import Query
 
 GOLD_FIELDS = ("gold_doc_ids_any", "gold_doc_ids", "gold_doc_id")
@@ -54,24 +55,13 @@ class RetrievalSummary:
 
 def read_questions(path: Path) -> Iterator[dict[str, Any]]:
     """Questions with ``qid``, ``question`` and gold ids from the first present gold field."""
-    try:
-        handle = open(path, encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(f"questions file not found: {path}") from None
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-            if not isinstance(record, dict) or "question" not in record:
-                raise DataError(f"{path}:{number}: each line needs a `question` (and a `qid`)")
-            gold: Any = next((record[f] for f in GOLD_FIELDS if record.get(f) not in (None, [], "")), [])
-            record["_gold"] = [gold] if isinstance(gold, str) else [str(g) for g in gold]
-            record.setdefault("qid", f"line{number}")
-            yield record
+    for number, record in read_jsonl(path, "questions file"):
+        if not isinstance(record, dict) or "question" not in record:
+            raise DataError(f"{path}:{number}: each line needs a `question` (and a `qid`)")
+        gold: Any = next((record[f] for f in GOLD_FIELDS if record.get(f) not in (None, [], "")), [])
+        record["_gold"] = [gold] if isinstance(gold, str) else [str(g) for g in gold]
+        record.setdefault("qid", f"line{number}")
+        yield record
 
 
 def rank_documents(engine: Engine, question: str) -> tuple[list[str], list[float]]:

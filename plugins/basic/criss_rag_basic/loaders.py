@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterator
@@ -14,26 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
+from criss_rag.sources import file_fingerprint, make_document, read_jsonl
 
 from criss_rag_basic.html_text import html_to_text
-
-
-def make_document(doc_id: str, text: str, metadata: dict[str, Any], index_fields: list[str]) -> Document:
-    """A Document whose indexed text is the listed metadata fields plus the text."""
-    metadata = {**metadata, "doc_id": doc_id}
-    doc = Document(id_=doc_id, text=text, metadata=metadata)
-    doc.excluded_embed_metadata_keys = [key for key in metadata if key not in index_fields]
-    doc.excluded_llm_metadata_keys = list(metadata)
-    doc.metadata_template = "{value}"
-    return doc
-
-
-def _file_fingerprint(path: Path, params: BaseModel) -> str:
-    digest = hashlib.sha256(params.model_dump_json().encode())
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:16]
 
 
 def _existing(ctx: ComponentContext, path: str) -> Path:
@@ -64,28 +46,21 @@ class JsonlLoader:
         self.path = _existing(ctx, params.path)
 
     def fingerprint(self) -> str:
-        return _file_fingerprint(self.path, self.params)
+        return file_fingerprint(self.path, self.params)
 
     def load(self) -> Iterator[Document]:
         p = self.params
-        with open(self.path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"{self.path}:{number}: not valid JSON ({exc.msg})") from None
-                if not isinstance(record, dict) or not record.get(p.id_field) or p.text_field not in record:
-                    raise DataError(
-                        f"{self.path}:{number}: each line needs `{p.id_field}` and `{p.text_field}` "
-                        "(set `id_field` / `text_field` in the loader if your fields are named differently)"
-                    )
-                doc_id = str(record.pop(p.id_field))
-                text = str(record.pop(p.text_field))
-                record["title"] = str(record.pop(p.title_field, "") or "")
-                metadata = {k: v for k, v in record.items() if isinstance(v, str | int | float | bool) or v is None}
-                yield make_document(doc_id, text, metadata, p.index_fields)
+        for number, record in read_jsonl(self.path, "corpus file"):
+            if not isinstance(record, dict) or not record.get(p.id_field) or p.text_field not in record:
+                raise DataError(
+                    f"{self.path}:{number}: each line needs `{p.id_field}` and `{p.text_field}` "
+                    "(set `id_field` / `text_field` in the loader if your fields are named differently)"
+                )
+            doc_id = str(record.pop(p.id_field))
+            text = str(record.pop(p.text_field))
+            record["title"] = str(record.pop(p.title_field, "") or "")
+            metadata = {k: v for k, v in record.items() if isinstance(v, str | int | float | bool) or v is None}
+            yield make_document(doc_id, text, metadata, p.index_fields)
 
 
 def _part_number(value: Any) -> int:
@@ -139,7 +114,7 @@ class NccJsonLoader:
         self.path = _existing(ctx, params.path)
 
     def fingerprint(self) -> str:
-        return _file_fingerprint(self.path, self.params)
+        return file_fingerprint(self.path, self.params)
 
     def load(self) -> Iterator[Document]:
         p, f = self.params, self.params.fields

@@ -9,8 +9,6 @@ joined string (``schema_ids``); the ``diagnosis-year`` filter reads the flat pai
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
+from criss_rag.sources import file_fingerprint, make_document, read_jsonl
 
 _SCALAR = (str, int, float, bool)
 
@@ -61,33 +60,17 @@ class RegistryJsonlLoader:
             raise DataError(f"stage loader: corpus file not found: {self.path} (check `loader.path`)")
 
     def fingerprint(self) -> str:
-        digest = hashlib.sha256(self.params.model_dump_json().encode())
-        with open(self.path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        return digest.hexdigest()[:16]
+        return file_fingerprint(self.path, self.params)
 
     def load(self) -> Iterator[Document]:
         p = self.params
-        with open(self.path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"{self.path}:{number}: not valid JSON ({exc.msg})") from None
-                if not isinstance(record, dict) or not record.get(p.id_field) or p.text_field not in record:
-                    raise DataError(
-                        f"{self.path}:{number}: each line needs `{p.id_field}` and `{p.text_field}` "
-                        "(set `id_field` / `text_field` in the loader if your fields are named differently)"
-                    )
-                doc_id = str(record.pop(p.id_field))
-                text = str(record.pop(p.text_field))
-                record["title"] = str(record.pop(p.title_field, "") or "")
-                metadata = {**flatten_metadata(record, p.list_separator), "doc_id": doc_id}
-                doc = Document(id_=doc_id, text=text, metadata=metadata)
-                doc.excluded_embed_metadata_keys = [k for k in metadata if k not in p.index_fields]
-                doc.excluded_llm_metadata_keys = list(metadata)
-                doc.metadata_template = "{value}"
-                yield doc
+        for number, record in read_jsonl(self.path, "corpus file"):
+            if not isinstance(record, dict) or not record.get(p.id_field) or p.text_field not in record:
+                raise DataError(
+                    f"{self.path}:{number}: each line needs `{p.id_field}` and `{p.text_field}` "
+                    "(set `id_field` / `text_field` in the loader if your fields are named differently)"
+                )
+            doc_id = str(record.pop(p.id_field))
+            text = str(record.pop(p.text_field))
+            record["title"] = str(record.pop(p.title_field, "") or "")
+            yield make_document(doc_id, text, flatten_metadata(record, p.list_separator), p.index_fields)
