@@ -31,6 +31,30 @@ def read_jsonl(path: Path, what: str = "file") -> Iterator[tuple[int, Any]]:
                 raise DataError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
 
 
+def corpus_file(ctx: Any, path: str) -> Path:
+    """The loader's ``path`` resolved against the config file; an error if it is not a file."""
+    resolved = ctx.resolve_path(path)
+    if not resolved.is_file():
+        raise DataError(f"stage loader: corpus file not found: {resolved} (check `loader.path`)")
+    return resolved
+
+
+def read_records(
+    path: Path, id_field: str, text_field: str, title_field: str
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """``(doc_id, text, other fields)`` per JSONL line; the title is stored as ``title``."""
+    for number, record in read_jsonl(path, "corpus file"):
+        if not isinstance(record, dict) or not record.get(id_field) or text_field not in record:
+            raise DataError(
+                f"{path}:{number}: each line needs `{id_field}` and `{text_field}` "
+                "(set `id_field` / `text_field` in the loader if your fields are named differently)"
+            )
+        doc_id = str(record.pop(id_field))
+        text = str(record.pop(text_field))
+        record["title"] = str(record.pop(title_field, "") or "")
+        yield doc_id, text, record
+
+
 def file_fingerprint(path: Path, params: BaseModel) -> str:
     """A hash of the file's bytes and the loader's params: a cheap corpus fingerprint."""
     digest = hashlib.sha256(params.model_dump_json().encode())

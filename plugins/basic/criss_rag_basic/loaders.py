@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from llama_index.core.schema import Document
@@ -13,16 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
-from criss_rag.sources import file_fingerprint, make_document, read_jsonl
+from criss_rag.sources import corpus_file, file_fingerprint, make_document, read_records
 
 from criss_rag_basic.html_text import html_to_text
-
-
-def _existing(ctx: ComponentContext, path: str) -> Path:
-    resolved = ctx.resolve_path(path)
-    if not resolved.is_file():
-        raise DataError(f"stage loader: corpus file not found: {resolved} (check `loader.path`)")
-    return resolved
 
 
 class JsonlLoader:
@@ -43,22 +35,14 @@ class JsonlLoader:
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
-        self.path = _existing(ctx, params.path)
+        self.path = corpus_file(ctx, params.path)
 
     def fingerprint(self) -> str:
         return file_fingerprint(self.path, self.params)
 
     def load(self) -> Iterator[Document]:
         p = self.params
-        for number, record in read_jsonl(self.path, "corpus file"):
-            if not isinstance(record, dict) or not record.get(p.id_field) or p.text_field not in record:
-                raise DataError(
-                    f"{self.path}:{number}: each line needs `{p.id_field}` and `{p.text_field}` "
-                    "(set `id_field` / `text_field` in the loader if your fields are named differently)"
-                )
-            doc_id = str(record.pop(p.id_field))
-            text = str(record.pop(p.text_field))
-            record["title"] = str(record.pop(p.title_field, "") or "")
+        for doc_id, text, record in read_records(self.path, p.id_field, p.text_field, p.title_field):
             metadata = {k: v for k, v in record.items() if isinstance(v, str | int | float | bool) or v is None}
             yield make_document(doc_id, text, metadata, p.index_fields)
 
@@ -111,7 +95,7 @@ class NccJsonLoader:
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
-        self.path = _existing(ctx, params.path)
+        self.path = corpus_file(ctx, params.path)
 
     def fingerprint(self) -> str:
         return file_fingerprint(self.path, self.params)

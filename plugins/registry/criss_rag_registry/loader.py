@@ -16,8 +16,7 @@ from llama_index.core.schema import Document
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.errors import DataError
-from criss_rag.sources import file_fingerprint, make_document, read_jsonl
+from criss_rag.sources import corpus_file, file_fingerprint, make_document, read_records
 
 _SCALAR = (str, int, float, bool)
 
@@ -55,22 +54,12 @@ class RegistryJsonlLoader:
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
-        self.path = ctx.resolve_path(params.path)
-        if not self.path.is_file():
-            raise DataError(f"stage loader: corpus file not found: {self.path} (check `loader.path`)")
+        self.path = corpus_file(ctx, params.path)
 
     def fingerprint(self) -> str:
         return file_fingerprint(self.path, self.params)
 
     def load(self) -> Iterator[Document]:
         p = self.params
-        for number, record in read_jsonl(self.path, "corpus file"):
-            if not isinstance(record, dict) or not record.get(p.id_field) or p.text_field not in record:
-                raise DataError(
-                    f"{self.path}:{number}: each line needs `{p.id_field}` and `{p.text_field}` "
-                    "(set `id_field` / `text_field` in the loader if your fields are named differently)"
-                )
-            doc_id = str(record.pop(p.id_field))
-            text = str(record.pop(p.text_field))
-            record["title"] = str(record.pop(p.title_field, "") or "")
+        for doc_id, text, record in read_records(self.path, p.id_field, p.text_field, p.title_field):
             yield make_document(doc_id, text, flatten_metadata(record, p.list_separator), p.index_fields)
