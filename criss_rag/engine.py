@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from llama_index.core.storage.docstore import SimpleDocumentStore
 
-from criss_rag.errors import ComponentError, CrissRagError
-from criss_rag.index_store import IndexStore, Manifest, index_key
-from criss_rag.ingest import DOCSTORE, corpus_fingerprint, ingest
+from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError
+from criss_rag.index_store import Manifest
+from criss_rag.ingest import DOCSTORE, ingest, open_index
 from criss_rag.pipeline import Pipeline
 from criss_rag.support import LexicalSupport, unchecked_sentences
 from criss_rag.text import detect_language
@@ -67,15 +67,29 @@ class Engine:
 
     @classmethod
     def open(cls, pipeline: Pipeline, *, build_if_missing: bool = False) -> Engine:
-        """Open the index this config and corpus map to (building it first if asked to)."""
-        store = IndexStore(pipeline.config.index_dir)
-        signature = pipeline.config.ingest_signature()
-        fingerprint, _ = corpus_fingerprint(pipeline)
-        key = index_key(signature, fingerprint)
-        if build_if_missing and not store.has(key):
+        """Open the index this config maps to, checked to hold the current corpus (ingesting
+        first, or updating a stale index, if asked to)."""
+        try:
+            manifest, directory = open_index(pipeline)
+        except IndexStoreError:
+            if not build_if_missing:
+                raise
             ingest(pipeline)
-        manifest = store.open(key, signature)
-        return cls(pipeline, manifest, store.path(key))
+            manifest, directory = open_index(pipeline)
+        return cls(pipeline, manifest, directory)
+
+    @property
+    def corpus_version(self) -> int:
+        """The index's corpus version: +1 for every ingest that changed the corpus (or ``--force``)."""
+        return self.manifest.corpus_version
+
+    @property
+    def corpus_id(self) -> str:
+        """``<index key>:v<corpus version>:<corpus fingerprint>``: changes whenever the content this
+        engine answers from changes, even if the index folder is deleted and rebuilt, so it can key
+        caches of answers."""
+        m = self.manifest
+        return f"{m.key}:v{m.corpus_version}:{m.corpus_fingerprint}"
 
     # -- retrieval ------------------------------------------------------------------------------
     def retrieve(self, query: Query, trace: Trace | None = None) -> list[Hit]:

@@ -1,13 +1,20 @@
-"""Index directories: one per (ingest settings, corpus fingerprint), written atomically.
+"""Index directories: one per ingest settings, holding successive versions of the corpus.
 
 Layout::
 
-    <index.dir>/<key>/manifest.json     written last; its presence marks a complete index
-    <index.dir>/<key>/docstore.json     the chunks (LlamaIndex SimpleDocumentStore)
-    <index.dir>/<key>/retrievers/<label>/...   each retriever's own files
+    <index.dir>/<key>                     a symlink to the current version (swapped atomically)
+    <index.dir>/<key>@v<N>-<rand>/        one version of the index
+        manifest.json                     written last: its presence marks a complete version
+        documents.json                    per document: content hash, chunk ids, chunk token counts
+        docstore.json                     the chunks (LlamaIndex SimpleDocumentStore)
+        retrievers/<label>/...            each retriever's own files
 
-An ingest builds into ``<index.dir>/.tmp-<key>-<random>`` and renames it into place, so a crash
-mid-ingest leaves any previous index untouched (the stale temp folder is removed next time).
+An ingest builds the next version in ``<index.dir>/.tmp-<key>-<pid>-<rand>``, writes its manifest,
+renames the folder to its version name, then points ``<key>`` at it with one atomic
+``os.replace`` of the symlink. Readers resolve the link once, so a reader never mixes two
+versions; a crash at any moment leaves the link on a complete version. The previous version is
+kept until the next ingest (a reader may still be loading it); temp folders whose process is gone
+are removed by the next ingest.
 """
 
 from __future__ import annotations
@@ -25,13 +32,20 @@ from typing import Any
 
 from criss_rag.errors import IndexStoreError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
 
 
 @dataclass
 class Manifest:
-    """What an index was built from; read back to check it matches the config."""
+    """What an index version was built from and what it holds; read back to check it matches.
+
+    ``corpus_version`` counts the content changes this index has been through (1 for the first
+    build, +1 for every ingest that changed documents, and for ``--force``);
+    ``corpus_fingerprint`` is a hash of every document's content hash, so two indexes holding the
+    same documents have the same fingerprint. ``source_fingerprint`` is the loader's own cheap
+    fingerprint (e.g. a file hash), when it has one.
+    """
 
     key: str
     config_name: str
@@ -39,6 +53,8 @@ class Manifest:
     corpus_fingerprint: str
     documents: int
     chunks: int
+    corpus_version: int = 1
+    source_fingerprint: str = ""
     config_hash: str = ""
     plugins: dict[str, str] = field(default_factory=dict)
     format: int = FORMAT_VERSION
@@ -50,90 +66,157 @@ class Manifest:
         path = directory / MANIFEST
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("format") != FORMAT_VERSION:
+                raise IndexStoreError(
+                    f"index at {directory} has format {data.get('format')}, this criss_rag reads format "
+                    f"{FORMAT_VERSION}; re-run `criss-rag ingest CONFIG --force`"
+                )
             manifest = cls(**data)
         except FileNotFoundError:
             raise IndexStoreError(
                 f"index at {directory} is incomplete (no {MANIFEST}); re-run `criss-rag ingest CONFIG`"
             ) from None
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, AttributeError) as exc:
             raise IndexStoreError(
                 f"index at {directory} is corrupt ({MANIFEST} unreadable: {exc}). "
                 "Re-run `criss-rag ingest CONFIG --force` to rebuild it."
             ) from None
-        if manifest.format != FORMAT_VERSION:
-            raise IndexStoreError(
-                f"index at {directory} has format {manifest.format}, this criss_rag reads format "
-                f"{FORMAT_VERSION}; re-run `criss-rag ingest CONFIG --force`"
-            )
         return manifest
 
+    def write(self, directory: Path) -> None:
+        """Write (or atomically replace) the manifest in ``directory``."""
+        write_json_atomically(directory / MANIFEST, asdict(self))
 
-def index_key(signature: dict[str, Any], fingerprint: str) -> str:
-    blob = json.dumps({"signature": signature, "corpus": fingerprint}, sort_keys=True, default=str)
+
+def index_key(signature: dict[str, Any], source: dict[str, Any]) -> str:
+    """The key of the index for these ingest settings and this corpus source (the loader's
+    name and params, but not the corpus content: a changed corpus updates the same index)."""
+    blob = json.dumps({"signature": signature, "source": source}, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
 
 class IndexStore:
-    """The index folders under one root (``index.dir`` in the config)."""
+    """The indexes under one root (``index.dir`` in the config)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
 
     def path(self, key: str) -> Path:
+        """The stable path of index ``key`` (the symlink to its current version)."""
         return self.root / key
+
+    def current(self, key: str) -> Path:
+        """The folder of the current version of index ``key`` (the link resolved once)."""
+        return self.path(key).resolve()
 
     def has(self, key: str) -> bool:
         return (self.path(key) / MANIFEST).is_file()
 
-    def open(self, key: str, signature: dict[str, Any]) -> Manifest:
-        """Read and check the manifest of index ``key``; clear errors say to re-ingest."""
-        directory = self.path(key)
-        if not directory.exists():
+    def open(self, key: str, signature: dict[str, Any]) -> tuple[Manifest, Path]:
+        """The manifest and folder of the current version of index ``key``, checked against
+        ``signature``; clear errors say to re-ingest."""
+        if not self.path(key).exists():
             raise IndexStoreError(
-                f"no index for this config and corpus under {self.root} (expected {directory.name}). "
+                f"no index for this config under {self.root} (expected {key}). "
                 "Build it with `criss-rag ingest CONFIG` (the same config and --set options)."
             )
+        directory = self.current(key)
         manifest = Manifest.read(directory)
         if manifest.key != key or manifest.ingest_signature != json.loads(json.dumps(signature, default=str)):
             raise IndexStoreError(
                 f"index at {directory} was built by an incompatible config; re-run "
                 "`criss-rag ingest CONFIG --force` to rebuild it"
             )
-        return manifest
+        return manifest, directory
 
     def write(self, manifest: Manifest, build: Callable[[Path], None]) -> Path:
-        """Run ``build(tmp_dir)``, write the manifest, then move the folder into place."""
+        """Run ``build(tmp_dir)``, write the manifest, then make the folder the current version."""
         self.root.mkdir(parents=True, exist_ok=True)
-        self._remove_stale_temp()
-        tmp = self.root / f".tmp-{manifest.key}-{uuid.uuid4().hex[:8]}"
+        self.remove_stale(manifest.key)
+        tmp = self.root / f".tmp-{manifest.key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         tmp.mkdir()
         try:
             build(tmp)
             manifest.created = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-            _write_json_durably(tmp / MANIFEST, asdict(manifest))
-            final = self.path(manifest.key)
-            if final.exists():  # --force rebuild: swap, then delete the old one
-                old = self.root / f".old-{manifest.key}-{uuid.uuid4().hex[:8]}"
-                os.replace(final, old)
-                os.replace(tmp, final)
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                os.replace(tmp, final)
+            manifest.write(tmp)
+            _fsync_dir(tmp)
+            version = self.root / f"{manifest.key}@v{manifest.corpus_version}-{uuid.uuid4().hex[:8]}"
+            os.replace(tmp, version)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-        return final
+        self._point(manifest.key, version)
+        return version
 
-    def _remove_stale_temp(self) -> None:
-        for child in self.root.glob(".tmp-*"):
-            if time.time() - child.stat().st_mtime > 3600:  # an ingest that died an hour ago
-                shutil.rmtree(child, ignore_errors=True)
-        for child in self.root.glob(".old-*"):
-            shutil.rmtree(child, ignore_errors=True)
+    def _point(self, key: str, version: Path) -> None:
+        link = self.path(key)
+        if link.is_dir() and not link.is_symlink():  # a plain folder (written by hand): move it aside
+            os.replace(link, self.root / f"{key}@moved-{uuid.uuid4().hex[:8]}")
+        staged = self.root / f".link-{key}-{uuid.uuid4().hex[:8]}"
+        os.symlink(version.name, staged)  # relative: the root can be moved or mounted elsewhere
+        os.replace(staged, link)          # atomic: readers see the old version or the new one
+        _fsync_dir(self.root)
+
+    def remove_stale(self, key: str) -> None:
+        """Remove what earlier ingests of ``key`` left: temp folders whose process is gone (a
+        killed ingest) and every version but the current one (which becomes the previous one
+        when the new version is swapped in)."""
+        if not self.root.is_dir():
+            return
+        current = self.current(key).name if self.path(key).is_symlink() else None
+        for child in self.root.iterdir():
+            name = child.name
+            if name.startswith((f".tmp-{key}-", f".link-{key}-")) and not _owner_alive(name, child):
+                _remove(child)
+            elif name.startswith(f"{key}@") and name != current:
+                _remove(child)
 
 
-def _write_json_durably(path: Path, data: Any) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
+def _owner_alive(name: str, path: Path) -> bool:
+    """Whether the ingest that made this temp folder may still be running."""
+    try:
+        pid = int(name.rsplit("-", 2)[1])
+    except (IndexError, ValueError):
+        return False
+    if pid == os.getpid():
+        return False  # ours from an earlier call that failed: never in use now
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # a live process of another user
+    try:
+        return time.time() - path.lstat().st_mtime < 86400  # a reused pid: give up after a day
+    except FileNotFoundError:
+        return False
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_json_atomically(path: Path, data: Any) -> None:
+    """Write JSON to a temp file beside ``path``, fsync it, then rename it over ``path``."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
+    with open(tmp, "w", encoding="utf-8") as handle:
         json.dump(data, handle, ensure_ascii=False, indent=2, sort_keys=True)
         handle.flush()
         os.fsync(handle.fileno())
+    os.replace(tmp, path)

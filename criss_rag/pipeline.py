@@ -27,6 +27,7 @@ class Pipeline:
         self._built: dict[str, Any] = {}
         self._analyzers: dict[str, Any] = {}
         self.embedded_last = 0  # texts the last embed_documents() call computed (the rest were cached)
+        self.embedded_total = 0  # texts every embed_documents() call so far computed
 
     @classmethod
     def from_file(
@@ -95,6 +96,7 @@ class Pipeline:
         finally:
             cache.close()
         self.embedded_last = computed
+        self.embedded_total += computed
         return matrix
 
     def llm(self, key: str, *, requested_by: str) -> Any:

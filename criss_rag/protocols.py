@@ -56,13 +56,29 @@ class HopPolicy(Protocol):
 
 @runtime_checkable
 class Retriever(Protocol):
-    """Owns an index: builds it at ingest, loads it at query time, retrieves from it."""
+    """Owns an index: builds it at ingest, loads it at query time, retrieves from it.
+
+    Optional: ``update(added, removed_ids, directory) -> bool | None`` for incremental ingest.
+    ``directory`` holds a private copy of the files the last ``build``/``update`` wrote; change
+    them in place so that they index the chunks they indexed before, minus ``removed_ids``, plus
+    ``added`` (an id can be in both: a changed document kept its chunk ids; remove first).
+    Return ``False`` to ask for a whole ``build`` instead (set ``rebuild_reason`` to say why).
+    A retriever without ``update`` is rebuilt whole from every chunk on each changed ingest; the
+    ingest summary names it.
+    """
 
     def build(self, nodes: Sequence[BaseNode], directory: Path) -> None: ...
 
     def load(self, directory: Path, docstore: BaseDocumentStore) -> None: ...
 
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]: ...
+
+
+@runtime_checkable
+class IncrementalRetriever(Retriever, Protocol):
+    """A :class:`Retriever` that can update its index in place (see ``Retriever``)."""
+
+    def update(self, added: Sequence[BaseNode], removed_ids: Sequence[str], directory: Path) -> bool | None: ...
 
 
 @runtime_checkable

@@ -16,12 +16,13 @@ import hashlib
 import json
 import math
 import re
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, ClassVar
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
@@ -32,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag import hookimpl
 from criss_rag.config import parse_pipeline_text
+from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.engine import Engine
 from criss_rag.ingest import ingest
@@ -58,18 +60,26 @@ def _terms(text: str) -> list[str]:
 
 
 class FakeLoader:
-    """Documents given inline in the config (``documents: [{doc_id, title, text}]``)."""
+    """Documents given inline in the config (``documents: [{doc_id, title, text}]``); a record
+    without ``text`` is skipped and listed in ``skipped`` with the reason."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        documents: list[dict[str, str]] = Field(default_factory=lambda: list(TINY_CORPUS))
+        # the content, not the source: a changed list updates the same index (as an edited file would)
+        documents: list[dict[str, str]] = Field(default_factory=lambda: list(TINY_CORPUS),
+                                                json_schema_extra=NOT_IN_INDEX_KEY)
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
+        self.skipped: list[tuple[str, str]] = []
 
     def load(self) -> Iterator[Document]:
+        self.skipped = []
         for record in self.params.documents:
             doc_id = record["doc_id"]
+            if "text" not in record:
+                self.skipped.append((doc_id, "no text"))
+                continue
             yield Document(id_=doc_id, text=record["text"], metadata={"doc_id": doc_id, "title": record.get("title", "")})
 
 
@@ -112,6 +122,37 @@ class HashEmbedding(BaseEmbedding):
 def hash_embedding(params: BaseModel, ctx: ComponentContext) -> HashEmbedding:
     """Hashed bag-of-words embedding (tests only)."""
     return HashEmbedding(model_name="fake-hash")
+
+
+class CountingEmbedding(HashEmbedding):
+    """:class:`HashEmbedding` that records every text it embeds in ``CountingEmbedding.texts``
+    (clear it before counting) and sleeps ``delay_s`` per batch (to make an ingest slow enough to
+    interrupt)."""
+
+    texts: ClassVar[list[str]] = []
+    delay_s: float = 0.0
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        delay_s: float = Field(0.0, ge=0, description="seconds to sleep per embedded batch",
+                               json_schema_extra=NOT_IN_INDEX_KEY)  # speed, not vectors
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        CountingEmbedding.texts.extend(texts)
+        return [self._vector(text) for text in texts]
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._get_text_embeddings([text])[0]
+
+
+def counting_embedding(params: CountingEmbedding.Params, ctx: ComponentContext) -> CountingEmbedding:
+    """Counting (and optionally slow) hashed embedding (tests only); same vectors as ``fake-hash``."""
+    return CountingEmbedding(model_name="fake-hash", delay_s=params.delay_s)
+
+
+counting_embedding.Params = CountingEmbedding.Params  # type: ignore[attr-defined]  # what the registry validates
 
 
 class FakeAnalyzer:
@@ -364,7 +405,7 @@ def _make_fake_plugin() -> SimpleNamespace:
     registrations = {
         "register_loaders": [("fake-loader", FakeLoader)],
         "register_chunkers": [("fake-chunker", FakeChunker)],
-        "register_embeddings": [("fake-hash", hash_embedding)],
+        "register_embeddings": [("fake-hash", hash_embedding), ("fake-counting", counting_embedding)],
         "register_llms": [("fake-llm", fake_llm)],
         "register_analyzers": [("fake-words", FakeAnalyzer)],
         "register_query_transforms": [("fake-suffix", SuffixTransform)],

@@ -10,7 +10,7 @@ import pytest
 from criss_rag.engine import Engine
 from criss_rag.errors import IndexStoreError
 from criss_rag.ingest import ingest
-from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml
+from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host
 
 QUESTION = "Which test finds colorectal polyps?"
 
@@ -65,12 +65,30 @@ def test_failed_rebuild_keeps_the_previous_index(tmp_path, monkeypatch):
     assert Engine.open(pipeline_from_yaml(FAKE_PIPELINE_YAML, tmp_path)).ask(QUESTION).citations
 
 
-def test_changed_corpus_gets_its_own_index(tmp_path):
+def test_changed_corpus_updates_its_index_and_another_source_gets_its_own(tmp_path):
     first = ingest(pipeline_from_yaml(FAKE_PIPELINE_YAML, tmp_path))
     changed = FAKE_PIPELINE_YAML.replace(
         "loader: {name: fake-loader}",
         "loader: {name: fake-loader, documents: [{doc_id: a, title: A, text: 'Thyroid cancer is common.'}]}",
     )
     second = ingest(pipeline_from_yaml(changed, tmp_path))
-    assert second.built and second.key != first.key
-    assert first.index_dir.exists() and second.index_dir.exists()
+    assert second.built and second.key == first.key and second.corpus_version == 2
+    assert second.diff == {"added": 1, "changed": 0, "deleted": 6, "unchanged": 0}
+    jsonl = tmp_path / "corpus.jsonl"
+    jsonl.write_text('{"doc_id": "a", "title": "A", "text": "Thyroid cancer is common."}\n', encoding="utf-8")
+    other = FAKE_PIPELINE_YAML.replace("loader: {name: fake-loader}", "loader: {name: jsonl, path: corpus.jsonl}")
+    third = ingest(pipeline_from_yaml(other, tmp_path, plugin_host(entry_points=True)))
+    assert third.built and third.key != first.key and third.corpus_version == 1  # another source: its own index
+
+
+def test_the_swap_keeps_one_previous_version_and_cleans_dead_temp_folders(tmp_path):
+    root = tmp_path / ".criss_rag" / "index"
+    first = ingest(pipeline_from_yaml(FAKE_PIPELINE_YAML, tmp_path))
+    dead = root / f".tmp-{first.key}-999999999-deadbeef"  # no such process
+    dead.mkdir()
+    for _ in range(3):
+        ingest(pipeline_from_yaml(FAKE_PIPELINE_YAML, tmp_path), force=True)
+    versions = sorted(p.name.split("-")[0] for p in root.iterdir() if p.name.startswith(first.key + "@"))
+    assert versions == [f"{first.key}@v3", f"{first.key}@v4"]
+    assert (root / first.key).is_symlink() and (root / first.key).resolve().name.startswith(f"{first.key}@v4-")
+    assert not dead.exists()

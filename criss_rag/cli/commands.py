@@ -30,12 +30,14 @@ def _pipeline(ctx: click.Context, config: Path, overrides: tuple[str, ...], prog
 @click.command()
 @CONFIG
 @SET
-@click.option("--force", is_flag=True, help="Rebuild even if an index for this config and corpus exists.")
+@click.option("--force", is_flag=True, help="Rebuild every retriever whole, even if the index is up to date.")
+@click.option("--json", "as_json", is_flag=True, help="Print the ingest report as JSON (progress still goes to stderr).")
 @click.pass_context
-def ingest(ctx: click.Context, config: Path, overrides: tuple[str, ...], force: bool) -> None:
-    """Load, chunk and index the corpus the CONFIG names (atomic: a crash keeps the old index)."""
+def ingest(ctx: click.Context, config: Path, overrides: tuple[str, ...], force: bool, as_json: bool) -> None:
+    """Load, chunk and index the corpus the CONFIG names; a changed corpus updates only what
+    changed (atomic: a crash keeps the old index)."""
     report = run_ingest(_pipeline(ctx, config, overrides, progress=True), force=force)
-    click.echo(report.summary())
+    click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2) if as_json else report.summary())
 
 
 def _parse_filters(items: tuple[str, ...]) -> dict[str, Any]:

@@ -1,5 +1,14 @@
 """Dense retrieval: FAISS inner product over L2-normalised vectors (cosine similarity), stored
-with LlamaIndex's ``FaissVectorStore``. Exact (flat) or approximate (HNSW, IVF, IVF-PQ) indexes."""
+with LlamaIndex's ``FaissVectorStore``. Exact (flat) or approximate (HNSW, IVF, IVF-PQ) indexes.
+
+Every vector carries a stable 64-bit id (``node_ids.json`` maps it to the chunk id), so an
+incremental ingest can remove the vectors of changed and deleted documents and add new ones
+without touching the rest: flat and HNSW indexes sit in a ``faiss.IndexIDMap2``, IVF indexes keep
+ids natively. FAISS's HNSW cannot remove vectors, so an update with removals rebuilds an HNSW index
+whole (from the embedding cache: nothing is re-embedded). LlamaIndex's ``FaissMapVectorStore`` is
+not used: it numbers new vectors by ``ntotal``, which repeats an id still in use after a removal,
+and its IndexIDMap2 wrapper cannot remove from IVF indexes.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +32,7 @@ from criss_rag.types import Query
 
 VECTORS = "vectors.faiss"
 IDS = "node_ids.json"
+ID_FORMAT = 2  # node_ids.json: {"ids": {node_id: faiss id}, "next_id": ...}
 
 
 def normalise(matrix: np.ndarray) -> np.ndarray:
@@ -52,17 +62,18 @@ class FaissDense:
         self.ctx = ctx
         self.embedding = ctx.embedding()
         self._store: FaissVectorStore | None = None
-        self._ids: list[str] = []
+        self._ids: dict[int, str] = {}
+        self.rebuild_reason = ""
         self._docstore: BaseDocumentStore | None = None
 
     def _new_index(self, vectors: np.ndarray) -> faiss.Index:
         p, (n, dim) = self.params, vectors.shape
         if p.index_type == "flat":
-            return faiss.IndexFlatIP(dim)
+            return faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
         if p.index_type == "hnsw":
             index = faiss.IndexHNSWFlat(dim, p.hnsw_m, faiss.METRIC_INNER_PRODUCT)
             index.hnsw.efConstruction = p.ef_construction
-            return index
+            return faiss.IndexIDMap2(index)
         nlist = max(1, min(p.nlist, n // 39))  # FAISS wants >= 39 training points per cluster
         quantizer = faiss.IndexFlatIP(dim)
         if p.index_type == "ivf":
@@ -74,30 +85,79 @@ class FaissDense:
         index.train(vectors)
         return index
 
+    def _vectors(self, nodes: Sequence[BaseNode]) -> np.ndarray:
+        return normalise(self.ctx.embed_documents([node.get_content(MetadataMode.EMBED) for node in nodes]))
+
     def build(self, nodes: Sequence[BaseNode], directory: Path) -> None:
-        vectors = normalise(self.ctx.embed_documents([node.get_content(MetadataMode.EMBED) for node in nodes]))
-        index = self._new_index(vectors)
-        store = FaissVectorStore(faiss_index=index)
-        store.client.add(vectors)
+        vectors = self._vectors(nodes)
+        store = FaissVectorStore(faiss_index=self._new_index(vectors))
+        ids = {node.node_id: i for i, node in enumerate(nodes)}
+        store.client.add_with_ids(vectors, np.arange(len(nodes), dtype="int64"))
+        self._save(store, ids, len(nodes), int(vectors.shape[1]), directory)
+
+    def update(self, added: Sequence[BaseNode], removed_ids: Sequence[str], directory: Path) -> bool:
+        """Remove the vectors of ``removed_ids`` and add those of ``added`` in place; ``False``
+        (rebuild whole) for an HNSW index that would have to remove vectors."""
+        meta = self._read_meta(directory)
+        ids: dict[str, int] = meta["ids"]
+        gone = [ids[node_id] for node_id in removed_ids if node_id in ids]
+        if gone and self.params.index_type == "hnsw":
+            self.rebuild_reason = "FAISS HNSW indexes cannot remove vectors"
+            return False
+        store = self._read_store(directory)
+        if gone:
+            removed = store.client.remove_ids(np.asarray(gone, dtype="int64"))
+            if removed != len(gone):
+                raise IndexStoreError(f"FAISS index at {directory} lacked {len(gone) - removed} of the vectors "
+                                      "to remove; re-run `criss-rag ingest CONFIG --force`")
+            for node_id in removed_ids:
+                ids.pop(node_id, None)
+        next_id = int(meta["next_id"])
+        if added:
+            vectors = self._vectors(added)
+            if vectors.shape[1] != store.client.d:
+                raise IndexStoreError(f"FAISS index at {directory} holds {store.client.d}-dimensional vectors, the "
+                                      f"embedding gives {vectors.shape[1]}; re-run `criss-rag ingest CONFIG --force`")
+            new_ids = np.arange(next_id, next_id + len(added), dtype="int64")
+            store.client.add_with_ids(vectors, new_ids)
+            ids.update({node.node_id: int(i) for node, i in zip(added, new_ids, strict=True)})
+            next_id += len(added)
+        self._save(store, ids, next_id, int(store.client.d), directory)
+        return True
+
+    def _save(self, store: FaissVectorStore, ids: dict[str, int], next_id: int, dim: int, directory: Path) -> None:
         store.persist(persist_path=str(directory / VECTORS))
-        meta = {"node_ids": [node.node_id for node in nodes], "dim": int(vectors.shape[1]),
+        meta = {"format": ID_FORMAT, "ids": ids, "next_id": next_id, "dim": dim,
                 "embedding": self.embedding.model_name, "index_type": self.params.index_type}
         (directory / IDS).write_text(json.dumps(meta), encoding="utf-8")
 
-    def load(self, directory: Path, docstore: BaseDocumentStore) -> None:
+    def _read_meta(self, directory: Path) -> dict:
         try:
             meta = json.loads((directory / IDS).read_text(encoding="utf-8"))
-            self._store = FaissVectorStore.from_persist_path(str(directory / VECTORS))
+            if meta.get("format") != ID_FORMAT:
+                raise ValueError(f"id list format {meta.get('format')} is not {ID_FORMAT}")
+            return meta
+        except (OSError, ValueError) as exc:
+            raise IndexStoreError(f"FAISS index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`") from None
+
+    def _read_store(self, directory: Path) -> FaissVectorStore:
+        try:
+            return FaissVectorStore.from_persist_path(str(directory / VECTORS))
         except (OSError, ValueError, RuntimeError) as exc:
             raise IndexStoreError(f"FAISS index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`") from None
+
+    def load(self, directory: Path, docstore: BaseDocumentStore) -> None:
+        meta = self._read_meta(directory)
+        self._store = self._read_store(directory)
         index = self._store.client
-        if index.ntotal != len(meta["node_ids"]):
+        if index.ntotal != len(meta["ids"]):
             raise IndexStoreError(f"FAISS index at {directory} does not match its id list; re-run `criss-rag ingest CONFIG --force`")
-        if hasattr(index, "nprobe"):
-            index.nprobe = self.params.nprobe
-        if hasattr(index, "hnsw"):
-            index.hnsw.efSearch = self.params.ef_search
-        self._ids = meta["node_ids"]
+        inner = faiss.downcast_index(index.index) if isinstance(index, faiss.IndexIDMap2) else index
+        if hasattr(inner, "nprobe"):
+            inner.nprobe = self.params.nprobe
+        if hasattr(inner, "hnsw"):
+            inner.hnsw.efSearch = self.params.ef_search
+        self._ids = {int(i): node_id for node_id, i in meta["ids"].items()}
         self._docstore = docstore
 
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
@@ -105,8 +165,7 @@ class FaissDense:
             raise RuntimeError("FAISS index not loaded; call load() first")
         vector = normalise([self.embedding.get_query_embedding(query.search_text)])[0]
         result = self._store.query(VectorStoreQuery(query_embedding=vector.tolist(), similarity_top_k=top_k))
-        return [
+        return [  # (FaissVectorStore.query already drops the -1 padding of approximate indexes)
             NodeWithScore(node=self._docstore.get_node(self._ids[int(i)]), score=float(s))
             for i, s in zip(result.ids or [], result.similarities or [], strict=True)
-            if int(i) >= 0  # approximate indexes pad with -1 when they find fewer than top_k
         ]
