@@ -142,11 +142,13 @@ def ingest(pipeline: Pipeline, *, force: bool = False) -> IngestReport:
     # 1. chunk the documents that are new or changed (all of them for a whole build)
     fresh_ids = set(diff.added + diff.changed) if incremental else set(hashes)
     to_chunk = [doc for doc in documents if doc.doc_id in fresh_ids]
-    new_chunks = _chunk(pipeline, to_chunk, progress)
+    with progress.step("chunking"):
+        new_chunks = _chunk(pipeline, to_chunk, progress)
     by_doc = _chunks_by_document(new_chunks, fresh_ids, pipeline)
     # 2. the chunks that leave every retriever, and the whole new corpus in document order
     removed_ids = previous.table.chunk_ids(diff.changed + diff.deleted) if incremental else []
-    kept = _kept_chunks(previous, diff.unchanged) if incremental else {}
+    with progress.step("reading the current index"):
+        kept = _kept_chunks(previous, diff.unchanged) if incremental else {}
     chunks = [c for doc in documents for c in (by_doc.get(doc.doc_id) or kept.get(doc.doc_id, []))]
     if not chunks:
         raise DataError(f"{pipeline.config.source}: the chunker produced no chunks (are the documents empty?)")
@@ -162,11 +164,14 @@ def ingest(pipeline: Pipeline, *, force: bool = False) -> IngestReport:
     because: dict[str, str] = {}
 
     def write_version(directory: Path) -> None:
-        docstore = SimpleDocumentStore()
-        docstore.add_documents(chunks)
-        docstore.persist(str(directory / DOCSTORE))
-        table.write(directory)
-        for cc, retriever in pipeline.many("retrievers"):
+        with progress.step("writing the docstore"):
+            docstore = SimpleDocumentStore()
+            docstore.add_documents(chunks)
+            docstore.persist(str(directory / DOCSTORE))
+            table.write(directory)
+        with progress.step("starting the retrievers"):  # (and the embedding model they use)
+            retrievers = pipeline.many("retrievers")
+        for cc, retriever in retrievers:
             target = directory / RETRIEVERS / cc.label
             old = previous.directory / RETRIEVERS / cc.label if incremental else None
             with progress.step(f"retriever {cc.label}"):
@@ -194,7 +199,7 @@ def ingest(pipeline: Pipeline, *, force: bool = False) -> IngestReport:
         diff=diff.counts(), rechunked=len(to_chunk), new_chunks=len(new_chunks), removed_chunks=len(removed_ids),
         embedded=pipeline.embedded_total - embedded_before if pipeline.config.one("embedding") else None,
         retrievers=actions, rebuilt_because=because,
-        skipped=skipped, warnings=warnings,
+        skipped=skipped, warnings=warnings, steps=progress.seconds,
     )
 
 
@@ -202,7 +207,9 @@ def _index(pipeline: Pipeline, cc: Any, retriever: Any, chunks: list[BaseNode], 
            removed_ids: list[str], old: Path | None, target: Path, because: dict[str, str]) -> str:
     """Update one retriever from its previous files, or build it whole; returns what was done."""
     update = getattr(retriever, "update", None)
-    if old is not None and callable(update):
+    if old is not None and not old.is_dir():
+        because[cc.label] = f"its previous files are missing ({old})"
+    elif old is not None and callable(update):
         shutil.copytree(old, target)  # a private copy: the current version is never written to
         if pipeline.call(cc.stage, cc.name, update, added, removed_ids, target) is not False:
             return "updated"

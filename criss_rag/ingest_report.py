@@ -40,6 +40,7 @@ class IngestReport:
     rebuilt_because: dict[str, str] = field(default_factory=dict)  # label -> why it was rebuilt whole
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (item, reason) the loader skipped
     warnings: list[str] = field(default_factory=list)
+    steps: dict[str, float] = field(default_factory=dict)  # seconds per step (loading, chunking, retriever <label>, ...)
 
     def summary(self) -> str:
         lines: list[str] = []
@@ -93,10 +94,12 @@ def token_stats(tokens: Sequence[int]) -> tuple[float, float]:
 
 
 class Progress:
-    """One line per ingest step on stderr (when enabled), with how long the step took."""
+    """One line per ingest step on stderr (when enabled), with how long the step took; the
+    durations are kept in ``seconds`` either way."""
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
+        self.seconds: dict[str, float] = {}  # per step, shown or not
 
     def note(self, message: str) -> None:
         if self.enabled:
@@ -107,7 +110,8 @@ class Progress:
         started = time.perf_counter()
         self.note(f"{message} ...")
         yield
-        self.note(f"{message}: done in {time.perf_counter() - started:.1f}s")
+        self.seconds[message] = round(time.perf_counter() - started, 3)
+        self.note(f"{message}: done in {self.seconds[message]:.1f}s")
 
     def bar(self, total: int, desc: str, unit: str) -> Any:
         from tqdm import tqdm
