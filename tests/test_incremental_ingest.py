@@ -298,3 +298,21 @@ def _cached_vectors(path: Path) -> int:
     except sqlite3.Error:
         return 0
 
+
+
+def test_a_loader_fingerprint_skips_loading_and_a_touched_file_is_compared_by_content(tmp_path, host):
+    corpus = tmp_path / "corpus.jsonl"
+    lines = [json.dumps(d, ensure_ascii=False) for d in CORPUS]
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    yaml = YAML.replace("{name: fake-loader, documents: DOCS}", "{name: jsonl, path: corpus.jsonl}").replace("INDEX", "flat")
+    first = ingest(pipeline_from_yaml(yaml, tmp_path, host))
+    corpus.write_text("\n\n".join(lines) + "\n", encoding="utf-8")  # new bytes, same documents
+    # the file's fingerprint changed, so the engine loads the documents and compares their hashes
+    assert Engine.open(pipeline_from_yaml(yaml, tmp_path, host)).corpus_version == 1
+    touched = ingest(pipeline_from_yaml(yaml, tmp_path, host))
+    assert touched.mode == "up-to-date" and touched.corpus_version == 1 and touched.key == first.key
+    again = pipeline_from_yaml(yaml, tmp_path, host)
+    assert Engine.open(again).manifest.source_fingerprint == again.one("loader").fingerprint()  # remembered
+    corpus.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")  # one document fewer
+    with pytest.raises(StaleIndexError, match="has changed since"):
+        Engine.open(pipeline_from_yaml(yaml, tmp_path, host))
