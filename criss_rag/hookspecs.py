@@ -130,6 +130,8 @@ def register_retrievers(register: Register) -> None:
 
     A retriever builds its own index at ingest time (``build``), loads it at query time
     (``load``) and returns scored ``NodeWithScore`` candidates for a query (``retrieve``).
+    Optionally it updates its index in place when the corpus changed (``update``; without it, a
+    changed corpus rebuilds it whole).
 
     :param register: call ``register(name, factory)`` for each retriever.
 
