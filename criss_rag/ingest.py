@@ -156,10 +156,10 @@ def ingest(pipeline: Pipeline, *, force: bool = False) -> IngestReport:
     warnings = [f"{stage}: {warning}" for stage, warning in pipeline.check_corpus(chunks).items()]  # strict filters raise
     for warning in warnings:
         log.warning("%s", warning)
-    # 3. `new_chunks` is everything this run embeds: the retrievers below take each vector from the
-    #    embedding cache if a step here has already computed it.
     table = _new_table(documents, hashes, by_doc, previous.table if incremental else None)
     embedded_before = pipeline.embedded_total
+    # 3. `new_chunks` is everything this run embeds. A step that computes their vectors ahead (in
+    #    parallel, elsewhere) belongs here: the retrievers then take each one from the embedding cache.
     actions: dict[str, str] = {}
     because: dict[str, str] = {}
 
