@@ -25,7 +25,6 @@ import shlex
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from criss_rag.engine import Engine

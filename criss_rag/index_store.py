@@ -166,9 +166,8 @@ class IndexStore:
         current = self.current(key).name if self.path(key).is_symlink() else None
         for child in self.root.iterdir():
             name = child.name
-            if name.startswith((f".tmp-{key}-", f".link-{key}-")) and not _owner_alive(name, child):
-                _remove(child)
-            elif name.startswith(f"{key}@") and name != current:
+            dead_temp = name.startswith((f".tmp-{key}-", f".link-{key}-")) and not _owner_alive(name, child)
+            if dead_temp or (name.startswith(f"{key}@") and name != current):
                 _remove(child)
 
 
