@@ -21,7 +21,15 @@ from criss_rag.types import (
 
 @runtime_checkable
 class Loader(Protocol):
-    """Reads a corpus source into documents with stable ``doc_id`` s."""
+    """Reads a corpus source into documents with stable ``doc_id`` s.
+
+    Skipped items: a loader that leaves out an input item (an empty body, an unreadable file, a
+    record missing a field when configured to be lenient) records it in ``self.skipped``, a
+    ``list[tuple[str, str]]`` of ``(item, reason)`` (e.g. ``("corpus.csv:14", "empty text")``),
+    reset at the start of each ``load()``; the ingest summary lists them. Optional: a
+    ``fingerprint() -> str`` that changes with the corpus (e.g. a file hash) spares a full load
+    when the index is up to date.
+    """
 
     def load(self) -> Iterable[Document]: ...
 
