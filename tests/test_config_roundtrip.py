@@ -81,7 +81,7 @@ def test_component_params_round_trip_through_yaml(spec):
     assert again == params
 
 
-@pytest.mark.parametrize("name", ["default.yaml", "jlcs.yaml", "pii.yaml"])
+@pytest.mark.parametrize("name", ["default.yaml", "jlcs.yaml", "pii.yaml", "registry-manuals.yaml"])
 def test_example_pipelines_round_trip_as_plans(name, monkeypatch):
     config = load_pipeline_config(ROOT / "examples" / name, HOST.registry)
     plan = config.plan()

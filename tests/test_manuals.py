@@ -124,6 +124,7 @@ def test_pdf_chunks_carry_section_page_rule_and_years(pdf_manual):
     assert m3.metadata["section"] == "Lung Tumor Rules > Multiple Primary Rules"
     assert m3.metadata["heading"] == "Multiple Primary Rules"
     assert (m3.metadata["page"], m4.metadata["page"]) == (2, 2)
+    assert m4.metadata["source"] == "lung.pdf, p. 2, Lung Tumor Rules > Multiple Primary Rules"  # a citation's location
     table = next(n for n in nodes if "| Code |" in n.text)
     assert table.metadata["page"] == 3 and table.metadata["section"] == "Lung Tumor Rules > Histology Codes"
     assert all(row in table.text for row in ("| 8140 |", "| 8070 |", "| 8041 |"))  # the whole table in one chunk
@@ -329,3 +330,35 @@ generator: {name: fake-echo}
     pipe = pipeline_from_yaml(yaml_text, tmp_path, host)
     assert isinstance(pipe.build(pipe.config.one("chunker")), ManualStructureChunker)
     assert isinstance(pipe.build(pipe.config.one("loader")), PdfManualLoader)
+
+
+# -- the example pipeline, end to end ------------------------------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@pytest.fixture(scope="module")
+def manuals_engine(tmp_path_factory):
+    from criss_rag.engine import Engine
+    from criss_rag.ingest import ingest
+    from criss_rag.pipeline import Pipeline
+    from criss_rag.plugins import PluginHost
+
+    index_dir = tmp_path_factory.mktemp("manuals-index")
+    pipeline = Pipeline.from_file(EXAMPLES / "registry-manuals.yaml", PluginHost(strict=True), [f"index.dir={index_dir}"])
+    report = ingest(pipeline)
+    assert report.built and report.documents == 2
+    return Engine.open(pipeline)
+
+
+@pytest.mark.parametrize(("year", "manual"), [(2020, "manual-lung-rules-2018"), (2024, "manual-lung-rules-2023")])
+def test_example_manuals_answer_with_the_rule_of_the_diagnosis_year(manuals_engine, year, manual):
+    answer = manuals_engine.ask(f"Which rule applies to tumors in both lungs with different histology families, "
+                                f"diagnosed in {year}?")
+    assert not answer.refused, answer.refusal_detail
+    assert {c.doc_id for c in answer.citations} == {manual}  # the other edition's years exclude it
+    rules = [c for c in answer.citations if c.text.startswith("Rule M2")]
+    assert rules, [c.text for c in answer.citations]
+    assert rules[0].location.endswith("Example Lung Tumor Rules (" + ("2018" if year == 2020 else "2023")
+                                      + " edition) > Multiple Primary Rules")
+    assert f"[{rules[0].number}]" in answer.text

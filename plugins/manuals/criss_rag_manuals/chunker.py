@@ -92,6 +92,11 @@ class ManualStructureChunker:
             "short rules of a section together up to chunk_size (`rule_ids` lists them all)",
         )
         section_separator: str = Field(" > ", description="joins the heading path in metadata `section`")
+        cite_location: bool = Field(
+            True,
+            description="write the chunk's place into metadata `source` (`file, p. 3, Section > Subsection`), "
+            "which citations show as their location",
+        )
         structure_in_index: bool = Field(
             True, description="index the section path and rule id with the text (embedded and matched lexically)"
         )
@@ -222,6 +227,10 @@ class ManualStructureChunker:
             page=min(first) if first else None,
             page_end=max(first) if first else None,
         )
+        if self.params.cite_location:
+            pages = "" if not first else f"p. {min(first)}" + (f"-{max(first)}" if max(first) > min(first) else "")
+            place = [str(doc.metadata.get("source") or ""), pages, metadata["section"]]
+            metadata["source"] = ", ".join(part for part in place if part)
         node = TextNode(id_=f"{doc.doc_id}#c{n}", text=chunk.text, metadata=metadata)
         indexed = {"section", "rule_id"} if self.params.structure_in_index else set()
         node.excluded_embed_metadata_keys = [k for k in doc.excluded_embed_metadata_keys if k in metadata] + [
