@@ -82,7 +82,7 @@ class JsonlLoader(_RecordLoader):
 class CsvLoader(_RecordLoader):
     """One CSV row per document: columns mapped to id, title and text; other columns kept as metadata."""
 
-    suffixes = (".csv", ".tsv")
+    suffixes = (".csv",)
 
     class Params(FieldMapping):
         path: str = Field(description="the CSV file (relative to the config file); its first row names the columns")

@@ -65,14 +65,12 @@ class MarkdownManualLoader(_Converters):
     """Markdown manuals, read as they are (headings, pipe tables and paragraphs are already Markdown)."""
 
     format = "markdown"
-    suffixes = (".md", ".markdown")
 
 
 class HtmlManualLoader(_Converters):
     """HTML manuals: headings, paragraphs, list items and tables become Markdown; page furniture goes."""
 
     format = "html"
-    suffixes = (".html", ".htm")
     Params = HtmlParams
 
 
@@ -80,7 +78,6 @@ class PdfManualLoader(_Converters):
     """PDF manuals with pypdf: headings from font sizes, tables from column gaps, page numbers kept."""
 
     format = "pdf"
-    suffixes = (".pdf",)
     Params = PdfParams
 
 
