@@ -362,3 +362,13 @@ def test_example_manuals_answer_with_the_rule_of_the_diagnosis_year(manuals_engi
     assert rules[0].location.endswith("Example Lung Tumor Rules (" + ("2018" if year == 2020 else "2023")
                                       + " edition) > Multiple Primary Rules")
     assert f"[{rules[0].number}]" in answer.text
+
+
+def test_a_caption_line_above_a_table_travels_with_the_table():
+    text = ("# Codes\n\nRule H1 Code the histology of the resected specimen.\n\nNote 1: Not the biopsy\n\n"
+            "Table 2 Histology families\n\n| Family | Codes |\n|---|---|\n| Adenocarcinoma | 8140 |")
+    rule, table = chunker(tables="rows").chunk([_doc(text)])
+    assert rule.text == "Rule H1 Code the histology of the resected specimen.\n\nNote 1: Not the biopsy"
+    assert rule.metadata["rule_ids"] == "Rule H1, Note 1"  # a note is never taken for a caption
+    assert table.text == "Table 2 Histology families\nFamily: Adenocarcinoma; Codes: 8140"
+    assert table.metadata["rule_id"] is None

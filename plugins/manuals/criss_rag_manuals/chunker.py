@@ -42,13 +42,14 @@ class _Unit:
     parts: list[tuple[int, str]] = field(default_factory=list)  # (offset in the document, text)
     ids: list[str] = field(default_factory=list)
     id_texts: dict[str, str] = field(default_factory=dict)  # a note id -> the paragraph it starts
+    caption: str = ""  # a table's caption: the short line just above it
     header: list[str] = field(default_factory=list)  # a table's header lines
     rows: list[str] = field(default_factory=list)  # a table's rows (as they will be written)
 
     @property
     def text(self) -> str:
         if self.kind == "table":
-            return "\n".join(self.header + self.rows)
+            return "\n".join(([self.caption] if self.caption else []) + self.header + self.rows)
         return "\n\n".join(text for _, text in self.parts)
 
 
@@ -125,6 +126,7 @@ class ManualStructureChunker:
         units: list[_Unit] = []
         path: list[tuple[int, str]] = []
         open_rule: _Unit | None = None
+        previous_kind = ""
         for offset, kind, block in _blocks(text, self._starts_unit):
             current = tuple(title for _, title in path)
             if kind == "heading":
@@ -134,7 +136,12 @@ class ManualStructureChunker:
                 path = [(lv, title) for lv, title in path if lv < level] + [(level, match.group(2))]
                 open_rule = None
             elif kind == "table":
-                units.append(self._table(offset, block, current))
+                table = self._table(offset, block, current)
+                caption = _caption(units, previous_kind, current)
+                if caption:
+                    table.caption = caption
+                    table.parts.insert(0, (offset, caption))
+                units.append(table)
                 open_rule = None
             elif rule_id := find_id(self.rule, block):
                 open_rule = _Unit("rule", current, [(offset, block)], [rule_id])
@@ -148,6 +155,7 @@ class ManualStructureChunker:
                 note_id = find_id(self.note, block)
                 units.append(_Unit("rule" if note_id else "paragraph", current, [(offset, block)],
                                    [note_id] if note_id else []))
+            previous_kind = kind
         return units
 
     def _table(self, offset: int, block: str, path: tuple[str, ...]) -> _Unit:
@@ -168,14 +176,15 @@ class ManualStructureChunker:
         size = self.params.chunk_size
         if len(unit.text) <= size:
             return [unit.text]
-        if unit.kind == "table":  # between rows, the header repeated
+        if unit.kind == "table":  # between rows, the caption and header repeated
+            header = ([unit.caption] if unit.caption else []) + unit.header
             pieces, rows = [], []
             for row in unit.rows:
-                if rows and len("\n".join(unit.header + rows + [row])) > size:
-                    pieces.append("\n".join(unit.header + rows))
+                if rows and len("\n".join(header + rows + [row])) > size:
+                    pieces.append("\n".join(header + rows))
                     rows = []
                 rows.append(row)
-            return pieces + ["\n".join(unit.header + rows)]
+            return pieces + ["\n".join(header + rows)]
         return self.splitter.split_text(unit.text)
 
     def pack(self, units: list[_Unit]) -> list[_Chunk]:
@@ -270,6 +279,22 @@ def _blocks(text: str, starts_unit: Callable[[str], bool]) -> list[tuple[int, st
         offset += len(line)
     close()
     return blocks
+
+
+def _caption(units: list[_Unit], previous_kind: str, path: tuple[str, ...]) -> str:
+    """A short line without a sentence end just above a table (``Table 2. Histology codes``) is the
+    table's caption: taken from the unit it was added to, so it travels with the table."""
+    if previous_kind != "paragraph" or not units or units[-1].path != path or units[-1].kind == "table":
+        return ""
+    last = units[-1]
+    text = last.parts[-1][1]
+    if (len(text) > 120 or "\n" in text or re.search(r"[.!?。！？]$", text) or text in last.id_texts.values()
+            or (last.ids and len(last.parts) == 1)):
+        return ""
+    last.parts.pop()
+    if not last.parts:
+        units.pop()
+    return text
 
 
 def _cells(row: str) -> list[str]:
