@@ -18,6 +18,7 @@ from typing import Any
 
 from llama_index.core.schema import Document
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from tqdm import tqdm
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
@@ -117,6 +118,7 @@ class ManualLoader:
     def __init__(self, params: ManualsParams, ctx: ComponentContext) -> None:
         self.params = params
         self.paths = [ctx.resolve_path(entry.path) for entry in params.manuals]
+        self.show_progress = bool(getattr(ctx, "show_progress", False))
         self.skipped: list[tuple[str, str]] = []
 
     def fingerprint(self) -> str:
@@ -131,7 +133,9 @@ class ManualLoader:
 
     def load(self) -> Iterator[Document]:
         self.skipped = []
-        for entry, path in zip(self.params.manuals, self.paths, strict=True):
+        manuals = tqdm(list(zip(self.params.manuals, self.paths, strict=True)), desc="manuals", unit="manual",
+                       disable=not self.show_progress or len(self.paths) < 2)
+        for entry, path in manuals:
             if not path.is_file():
                 self.skipped.append((str(path), "file not found (check `manuals[].path`)"))
                 continue
