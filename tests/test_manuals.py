@@ -372,3 +372,10 @@ def test_a_caption_line_above_a_table_travels_with_the_table():
     assert rule.metadata["rule_ids"] == "Rule H1, Note 1"  # a note is never taken for a caption
     assert table.text == "Table 2 Histology families\nFamily: Adenocarcinoma; Codes: 8140"
     assert table.metadata["rule_id"] is None
+
+
+def test_no_overlap_is_taken_from_a_table():
+    rows = "\n".join(f"| {8000 + i} | Term {i} |" for i in range(6))
+    text = f"# Codes\n\n| Code | Term |\n|---|---|\n{rows}\n\n" + " ".join(["Prose after the table."] * 8)
+    table, prose = chunker(chunk_size=200, chunk_overlap=100).chunk([_doc(text)])
+    assert table.text.startswith("| Code | Term |") and prose.text.startswith("Prose after the table.")

@@ -192,6 +192,7 @@ class ManualStructureChunker:
         chunks: list[_Chunk] = []
         current: _Chunk | None = None
         alone = False  # the current chunk holds a rule that wants no company
+        last_kind = ""  # the kind of the unit the current chunk ends with
         for unit in units:
             pieces = self.pieces(unit)
             own = self.params.rule_per_chunk and unit.kind == "rule"
@@ -202,7 +203,8 @@ class ManualStructureChunker:
                     previous = current
                     current = _Chunk(unit.path)
                     chunks.append(current)
-                    if previous and previous.path == unit.path and unit.kind == "paragraph" and n == 0 and overlap:
+                    if (previous and previous.path == unit.path and unit.kind == last_kind == "paragraph" and n == 0
+                            and overlap):  # prose continues: repeat the end of the previous chunk
                         tail = _tail(previous.text, min(overlap, size - len(piece) - 2))
                         if tail:
                             current.texts.append(tail)
@@ -212,7 +214,7 @@ class ManualStructureChunker:
                 # the unit's own id on every piece (a continued rule), a note's id where the note is
                 ids = [i for n_id, i in enumerate(unit.ids) if n_id == 0 or unit.id_texts.get(i, "")[:40] in piece]
                 current.ids.extend(i for i in ids if i not in current.ids)
-            alone = own
+            alone, last_kind = own, unit.kind
         return chunks
 
     # -- nodes -----------------------------------------------------------------------------------
