@@ -49,7 +49,8 @@ def register_loaders(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each loader.
 
-    Bundled: ``criss-rag-basic`` registers ``jsonl`` and ``ncc-json``.
+    Bundled: ``criss-rag-basic`` registers ``jsonl``, ``csv``, ``ncc-json`` and ``medquad-xml``;
+    ``criss-rag-manuals`` ``manual-pdf``, ``manual-html``, ``manual-markdown`` and ``manuals``.
     """
 
 
@@ -62,7 +63,8 @@ def register_chunkers(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each chunker.
 
-    Bundled: ``criss-rag-basic`` registers ``whole-document`` and ``sections``.
+    Bundled: ``criss-rag-basic`` registers ``whole-document`` and ``sections``; ``criss-rag-manuals``
+    ``manual-structure``.
     """
 
 
