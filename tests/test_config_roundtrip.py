@@ -22,6 +22,8 @@ EXAMPLES: dict[str, dict[str, typing.Any]] = {
     "loader:jsonl": {"path": "corpus.jsonl"},
     "loader:registry-jsonl": {"path": "corpus.jsonl"},
     "loader:ncc-json": {"path": "export.json", "fields": {"body": "html"}, "cancers": [1, "liver"]},
+    "loader:reviewed-urls": {"path": "urls.xlsx", "unreviewed": "medical", "language_filter": {"keep": ["ja"]},
+                             "fetch": {"user_agent": "team-crawler/1.0 (+mailto:team@example.org)", "delay": 2.0}},
     "filter:metadata": {"field": "lang", "values": ["en", "ko"]},
     "filter:fake-drop-doc": {"doc_id": "liver"},
     "reranker:metadata-boost": {"field": "section", "otherwise": "information", "cues": {"treatment": ["treat"]}},

@@ -52,6 +52,5 @@ class PageCache:
             return
         tmp = self.path.with_name(self.path.name + ".tmp")
         with open(tmp, "w", encoding="utf-8") as handle:
-            for record in self.pages.values():
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            handle.writelines(json.dumps(record, ensure_ascii=False) + "\n" for record in self.pages.values())
         os.replace(tmp, self.path)

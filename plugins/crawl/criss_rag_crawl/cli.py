@@ -144,7 +144,7 @@ def _write_reviewed(sheet: Path, out: Path, fetch: FetchSettings, drop_tags: tup
         language_filter=LanguageFilter(keep=list(options["keep_language"]), digits=not options["no_digits"],
                                        punctuation=not options["no_punctuation"], extra=options["keep_chars"]),
     )
-    pages = ReviewedPages(sheet, settings, options["cache"])
+    pages = ReviewedPages(sheet, settings, options["cache"], progress=not options["quiet"])
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     written = cached = 0
@@ -157,8 +157,21 @@ def _write_reviewed(sheet: Path, out: Path, fetch: FetchSettings, drop_tags: tup
         os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)
-    for url, reason in pages.skipped:
-        click.echo(f"skipped {url}: {reason}", err=True)
+    _print_skipped(pages.skipped)
     click.echo(f"wrote {written} documents to {out} ({cached} from the page cache, {pages.fetched} fetched); "
                f"skipped {len(pages.skipped)} rows. Load it with `loader: {{name: jsonl, path: {out.name}}}`, "
                f"or read {sheet.name} directly with `loader: {{name: reviewed-urls, path: {sheet.name}}}`")
+
+
+def _print_skipped(skipped: list[tuple[str, str]], shown: int = 3) -> None:
+    """One line per skipped row; a reason shared by many rows (``not reviewed``) once, with a count."""
+    by_reason: dict[str, list[str]] = {}
+    for url, reason in skipped:
+        by_reason.setdefault(reason, []).append(url)
+    for reason, urls in by_reason.items():
+        if len(urls) <= shown:
+            for url in urls:
+                click.echo(f"skipped {url}: {reason}", err=True)
+        else:
+            more = f" and {len(urls) - shown} more"
+            click.echo(f"skipped {len(urls)} rows: {reason}: {', '.join(urls[:shown])}{more}", err=True)

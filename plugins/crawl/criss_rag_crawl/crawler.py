@@ -20,7 +20,7 @@ from criss_rag_crawl.classify import NON_MEDICAL, UNKNOWN, HeuristicSettings, Ll
 from criss_rag_crawl.fetch import Fetcher, FetchResult
 from criss_rag_crawl.page import DEFAULT_DROP_TAGS, parse_page, text_chars
 from criss_rag_crawl.sheet import Row
-from criss_rag_crawl.urls import TRACKING_PARAMS, Scope, check_web_url, normalize_url
+from criss_rag_crawl.urls import TRACKING_PARAMS, check_web_url, normalize_url
 
 
 @dataclass

@@ -22,6 +22,7 @@ The body is decoded by :func:`criss_rag_crawl.charset.decode_html`.
 
 from __future__ import annotations
 
+import re
 import time
 import urllib.robotparser
 from collections.abc import Callable
@@ -44,7 +45,7 @@ class FetchSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     user_agent: str = Field(
-        "criss-rag-crawler/0.1 (+https://github.com/criss-rag)",
+        "criss-rag-crawler/0.1",
         description="the User-Agent sent with every request and matched against robots.txt; name yourself and a contact",
     )
     delay: float = Field(1.0, ge=0.0, description="the least seconds between the starts of two requests (a longer robots.txt Crawl-delay wins)")
@@ -190,7 +191,7 @@ class Fetcher:
             except requests.Timeout:
                 status, detail = "timeout", f"no answer within {s.timeout:g}s ({attempt + 1} attempts)"
             except requests.ConnectionError as exc:
-                status, detail = "unreachable", f"cannot connect: {_reason(exc)}"
+                status, detail = "unreachable", f"cannot connect: {_reason(exc, url)}"
             else:
                 if response.status_code not in _RETRY_STATUSES or attempt == s.retries:
                     return response, "", "", attempt + 1
@@ -226,7 +227,7 @@ class Fetcher:
             result.status, result.detail = "timeout", f"the body did not arrive within {s.timeout:g}s"
             return None
         except requests.RequestException as exc:
-            result.status, result.detail = "error", f"reading the page failed: {_reason(exc)}"
+            result.status, result.detail = "error", f"reading the page failed: {_reason(exc, response.url)}"
             return None
         result.html, result.charset = decode_html(body, result.content_type)
         result.status, result.detail = "ok", ""
@@ -260,10 +261,12 @@ def _retry_after(response: requests.Response) -> float:
         return 0.0
 
 
-def _reason(exc: Exception) -> str:
-    """The innermost useful message of a requests exception (they nest urllib3 errors)."""
-    text = str(exc.args[0] if exc.args else exc)
-    for marker in ("Failed to establish a new connection: ", "Max retries exceeded"):
-        if marker in text:
-            return text.split(marker, 1)[-1].strip(" )'\"") or text
-    return text
+def _reason(exc: Exception, url: str) -> str:
+    """A short cause of a connection failure (requests nests urllib3's long messages)."""
+    text, parts = str(exc), urlsplit(url)
+    if "NameResolutionError" in text or "Failed to resolve" in text or "Name or service not known" in text:
+        return f"the host name {parts.hostname!r} does not resolve (check its spelling)"
+    if "Connection refused" in text:
+        return f"connection refused by {parts.netloc} (is a server running on that port?)"
+    errno = re.search(r"\[Errno -?\d+\] ([^'\")(]+)", text)
+    return errno.group(1).strip() if errno else text[:200]

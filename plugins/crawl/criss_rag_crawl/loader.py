@@ -32,6 +32,7 @@ class ReviewedUrlsLoader:
         self.params = params
         self.path = corpus_file(ctx, params.path)
         self.cache_path = ctx.resolve_path(params.cache) if params.cache else cache_path_for(self.path)
+        self.show_progress = ctx.show_progress
         #: (URL, reason) of every row not loaded; the ingest summary prints them
         self.skipped: list[tuple[str, str]] = []
 
@@ -45,7 +46,7 @@ class ReviewedUrlsLoader:
 
     def load(self) -> Iterator[Document]:
         settings = ReviewSettings.model_validate(self.params.model_dump(exclude={"path", "index_fields"}))
-        pages = ReviewedPages(self.path, settings, self.cache_path)
+        pages = ReviewedPages(self.path, settings, self.cache_path, progress=self.show_progress)
         self.skipped = pages.skipped
         for record in pages.records():
             doc_id, text = record.pop("doc_id"), record.pop("text")

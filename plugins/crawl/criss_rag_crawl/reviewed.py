@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
+from tqdm import tqdm
 
 from criss_rag.text import detect_language
 
@@ -62,40 +64,50 @@ def doc_id_for(url: str) -> str:
 class ReviewedPages:
     """Reads a reviewed spreadsheet; ``records()`` yields one corpus record per kept page."""
 
-    def __init__(self, sheet: Path, settings: ReviewSettings, cache_path: Path | None = None) -> None:
+    def __init__(self, sheet: Path, settings: ReviewSettings, cache_path: Path | None = None, *,
+                 progress: bool = False) -> None:
         self.sheet = sheet
         self.settings = settings
         self.cache_path = cache_path or cache_path_for(sheet)
+        self.progress = progress
         self.skipped: list[tuple[str, str]] = []
         self.fetched = 0
         self._fetchers: dict[str, Fetcher] = {}
 
     def records(self) -> Iterator[dict[str, Any]]:
-        s = self.settings
-        rows = read_sheet(self.sheet, ["url", s.keep_column])
+        rows = read_sheet(self.sheet, ["url", self.settings.keep_column])
         cache = PageCache(self.cache_path)
-        for number, row in enumerate(rows, start=2):  # row 1 is the header
-            url = normalize_url(row["url"], drop_params=()) if row["url"] else None
-            item = row["url"] or f"row {number}"
-            if url is None:
-                self.skipped.append((item, f"{self.sheet}:{number}: not a web address"))
-                continue
-            if (reason := self._not_taken(row, number)) is not None:
-                self.skipped.append((url, reason))
-                continue
-            page = cache.get(url)
-            source = "cache"
+        bar = tqdm(total=len(rows), desc="pages", unit="row", file=sys.stderr, disable=not self.progress or not rows)
+        with bar:
+            for number, row in enumerate(rows, start=2):  # row 1 is the header
+                record = self._take(number, row, cache)
+                bar.update()
+                if record is not None:
+                    yield record
+
+    def _take(self, number: int, row: dict[str, str], cache: PageCache) -> dict[str, Any] | None:
+        """The corpus record of one spreadsheet row, or ``None`` (the reason added to ``skipped``)."""
+        url = normalize_url(row["url"], drop_params=()) if row["url"] else None
+        item = row["url"] or f"row {number}"
+        if url is None:
+            self.skipped.append((item, f"{self.sheet}:{number}: not a web address"))
+            return None
+        if (reason := self._not_taken(row, number)) is not None:
+            self.skipped.append((url, reason))
+            return None
+        page = cache.get(url)
+        source = "cache"
+        if page is None:
+            page, why = self._fetch(url, row)
+            source = "web"
             if page is None:
-                page, why = self._fetch(url, row)
-                source = "web"
-                if page is None:
-                    self.skipped.append((url, why))
-                    continue
-            record = self._record(url, row, page, source)
-            if not record["text"].strip():
-                self.skipped.append((url, "kept, but no text is left (after the language filter, if any)"))
-                continue
-            yield record
+                self.skipped.append((url, why))
+                return None
+        record = self._record(url, row, page, source)
+        if not record["text"].strip():
+            self.skipped.append((url, "kept, but no text is left (after the language filter, if any)"))
+            return None
+        return record
 
     def _not_taken(self, row: dict[str, str], number: int) -> str | None:
         column = self.settings.keep_column

@@ -17,6 +17,9 @@ from criss_rag.errors import DataError
 
 SHEET_SUFFIXES = (".xlsx", ".csv")
 SHEET_TITLE = "urls"
+#: a cell starting with one of these is a formula to a spreadsheet program; titles and link texts
+#: come from web pages, so they are written as text (CSV: behind a ``'``, removed again on reading)
+_FORMULA_START = ("=", "+", "-", "@")
 
 
 @dataclass
@@ -68,7 +71,7 @@ def write_sheet(path: Path, rows: Iterable[Row]) -> None:
         with open(path, "w", encoding="utf-8-sig", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=COLUMNS)
             writer.writeheader()
-            writer.writerows(table)
+            writer.writerows({k: _csv_safe(v) for k, v in record.items()} for record in table)
         return
     from openpyxl import Workbook
     from openpyxl.styles import Font
@@ -80,6 +83,9 @@ def write_sheet(path: Path, rows: Iterable[Row]) -> None:
     sheet.append(list(COLUMNS))
     for record in table:
         sheet.append([record[c] for c in COLUMNS])
+        for cell in sheet[sheet.max_row]:
+            if cell.data_type == "f":  # openpyxl takes "=..." for a formula
+                cell.data_type = "s"
     for cell in sheet[1]:
         cell.font = Font(bold=True)
     sheet.freeze_panes = "B2"
@@ -128,10 +134,15 @@ def keep_value(value: str, where: str, column: str = "keep") -> bool | None:
     raise DataError(f"{where}: `{column}` is {value!r}; write yes or no (also accepted: y/n, x, 1/0, ○/×, はい/いいえ, 예/아니오)")
 
 
+def _csv_safe(value: Any) -> Any:
+    return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
+
+
 def _read_csv(path: Path) -> tuple[list[Any], list[list[Any]]]:
     try:
         with open(path, encoding="utf-8-sig", newline="") as handle:
-            table = list(csv.reader(handle))
+            table = [[v[1:] if v.startswith("'") and v[1:].startswith(_FORMULA_START) else v for v in line]
+                     for line in csv.reader(handle)]
     except UnicodeDecodeError:
         raise DataError(f"{path}: not UTF-8 text; save the CSV as UTF-8 (or use .xlsx)") from None
     return (table[0], table[1:]) if table else ([], [])
