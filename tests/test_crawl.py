@@ -422,6 +422,16 @@ def test_sheet_round_trip(tmp_path, suffix):
         assert "'=HYPERLINK" in path.read_text(encoding="utf-8-sig")
 
 
+def test_csv_saved_by_japanese_or_korean_excel_is_read(tmp_path):
+    sheet = tmp_path / "urls.csv"
+    sheet.write_bytes("url,title,keep,reviewer_note\nhttps://h.org/g/cq1,CQ1 胸腺腫の手術,はい,確認済み①\n".encode("cp932"))
+    [row] = read_sheet(sheet, ["url", "keep"])
+    assert row["title"] == "CQ1 胸腺腫の手術" and row["reviewer_note"] == "確認済み①" and keep_value(row["keep"], "x")
+    sheet.write_bytes("url,title,keep\nhttps://h.org/g/1,흉선종의 수술,예\nhttps://h.org/g/2,학회 소개,아니오\n".encode("cp949"))
+    rows = read_sheet(sheet, ["url", "keep"])  # Korean Excel: CP949
+    assert [r["title"] for r in rows] == ["흉선종의 수술", "학회 소개"] and keep_value(rows[1]["keep"], "x") is False
+
+
 def test_sheet_errors_name_the_file_and_column(tmp_path):
     with pytest.raises(DataError, match=r"unknown spreadsheet extension '\.txt'; use \.xlsx or \.csv"):
         write_sheet(tmp_path / "urls.txt", [])

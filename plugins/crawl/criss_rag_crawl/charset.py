@@ -63,3 +63,19 @@ def decode_html(body: bytes, content_type: str = "") -> tuple[str, str]:
     """``(text, codec)``: the page decoded; undecodable bytes become U+FFFD, never an error."""
     name = detect_charset(body, content_type)
     return body.decode(name, errors="replace"), name
+
+
+#: what spreadsheet programs save CSV as in Japanese, Korean and Chinese locales
+SPREADSHEET_CODECS = ("cp932", "cp949", "gb18030", "big5")
+
+
+def decode_spreadsheet_text(raw: bytes) -> tuple[str, str] | None:
+    """``(text, codec)`` of a non-UTF-8 CSV, choosing among the locale codecs of East-Asian
+    spreadsheet programs (Japanese Excel saves Shift_JIS, Korean Excel CP949); ``None`` if none fits.
+    An open guess on a short file picks a European code page; restricted to these, it does not."""
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(raw, cp_isolation=list(SPREADSHEET_CODECS)).best()
+    if best is None:
+        return None
+    return str(best), str(best.encoding)

@@ -8,6 +8,7 @@ Columns may be reordered and others added; ``url`` and ``keep`` are the ones ``-
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -139,12 +140,19 @@ def _csv_safe(value: Any) -> Any:
 
 
 def _read_csv(path: Path) -> tuple[list[Any], list[list[Any]]]:
+    raw = path.read_bytes()
     try:
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            table = [[v[1:] if v.startswith("'") and v[1:].startswith(_FORMULA_START) else v for v in line]
-                     for line in csv.reader(handle)]
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise DataError(f"{path}: not UTF-8 text; save the CSV as UTF-8 (or use .xlsx)") from None
+        from criss_rag_crawl.charset import SPREADSHEET_CODECS, decode_spreadsheet_text
+
+        decoded = decode_spreadsheet_text(raw)
+        if decoded is None:
+            raise DataError(f"{path}: not UTF-8, nor {', '.join(SPREADSHEET_CODECS)}; save the CSV as UTF-8 "
+                            "(or use .xlsx)") from None
+        text = decoded[0]
+    table = [[v[1:] if v.startswith("'") and v[1:].startswith(_FORMULA_START) else v for v in line]
+             for line in csv.reader(io.StringIO(text, newline=""))]
     return (table[0], table[1:]) if table else ([], [])
 
 
