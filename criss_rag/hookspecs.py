@@ -50,7 +50,8 @@ def register_loaders(register: Register) -> None:
     :param register: call ``register(name, factory)`` for each loader.
 
     Bundled: ``criss-rag-basic`` registers ``jsonl``, ``csv``, ``ncc-json`` and ``medquad-xml``;
-    ``criss-rag-manuals`` ``manual-pdf``, ``manual-html``, ``manual-markdown`` and ``manuals``.
+    ``criss-rag-manuals`` ``manual-pdf``, ``manual-html``, ``manual-markdown`` and ``manuals``;
+    ``criss-rag-crawl`` ``reviewed-urls``.
     """
 
 
@@ -281,5 +282,5 @@ def register_commands(cli: click.Group) -> None:
 
     :param cli: the root ``click.Group``; call ``cli.add_command(command)``.
 
-    Bundled: none; the core commands live in :mod:`criss_rag.cli`.
+    Bundled: ``criss-rag-crawl`` adds ``crawl``; the core commands live in :mod:`criss_rag.cli`.
     """

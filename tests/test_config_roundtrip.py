@@ -30,6 +30,8 @@ EXAMPLES: dict[str, dict[str, typing.Any]] = {
     "loader:manual-html": {"manuals": [{"path": "rules.html", "years": "2023+"}]},
     "loader:manual-markdown": {"manuals": [{"path": "rules.md", "years": 2021, "doc_id": "mp-2021"}]},
     "loader:manuals": {"manuals": [{"path": "a.md"}, {"path": "b.pdf", "years": "2018-"}]},
+    "loader:reviewed-urls": {"path": "urls.xlsx", "unreviewed": "medical", "language_filter": {"keep": ["ja"]},
+                             "fetch": {"user_agent": "team-crawler/1.0 (+mailto:team@example.org)", "delay": 2.0}},
     "filter:metadata": {"field": "lang", "values": ["en", "ko"]},
     "filter:fake-drop-doc": {"doc_id": "liver"},
     "reranker:metadata-boost": {"field": "section", "otherwise": "information", "cues": {"treatment": ["treat"]}},
