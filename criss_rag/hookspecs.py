@@ -295,5 +295,5 @@ def register_commands(cli: click.Group) -> None:
 
     :param cli: the root ``click.Group``; call ``cli.add_command(command)``.
 
-    Bundled: none; the core commands live in :mod:`criss_rag.cli`.
+    Bundled: ``criss-rag-serve`` adds ``serve``; the core commands live in :mod:`criss_rag.cli`.
     """
