@@ -105,8 +105,9 @@ def stream_job(executor: ThreadPoolExecutor, events: Callable[[], Iterator[Strea
     def work() -> None:
         if stop.is_set():
             return
-        stream = events()
+        stream = None
         try:
+            stream = events()
             for event in stream:
                 hand_over(event)
                 if stop.is_set():
