@@ -211,3 +211,34 @@ def test_evaluation_runs_drop_the_cache_unless_the_experiment_keeps_it(tmp_path)
     (tmp_path / "on.yaml").write_text(spec + "cache: true\n", encoding="utf-8")
     assert load_experiment(tmp_path / "off.yaml", host.registry).variants[0].config.one("cache") is None
     assert load_experiment(tmp_path / "on.yaml", host.registry).variants[0].config.one("cache").name == "fake-cache"
+
+
+def test_korean_and_japanese_questions_are_cached_within_their_language(root, host):
+    ko_docs = [*CORPUS,
+               {"doc_id": "liver-ko", "title": "간암", "cancer_type": "liver",
+                "text": "B형 간염 바이러스에 감염되면 간암 위험이 높아집니다. 과음도 간암 위험을 높입니다."},
+               {"doc_id": "lung-ko", "title": "폐암", "cancer_type": "lung",
+                "text": "흡연은 폐암 위험을 높입니다. 오래 지속되는 기침은 폐암의 증상일 수 있습니다."},
+               {"doc_id": "lung-ja", "title": "肺がん", "cancer_type": "lung",
+                "text": "喫煙は肺がんのリスクを高めます。長引くせきは肺がんの症状のことがあります。"}]
+    write_corpus(root, ko_docs)
+    engine = semantic_engine(root, host)
+    korean = "간암 위험을 높이는 것은 무엇인가요?"
+    assert not engine.ask(korean).refused
+    again = engine.ask(korean)
+    assert again.cached is not None and again.cached.original_question == korean
+    assert engine.ask("폐암 위험을 높이는 것은 무엇인가요?").cached is None  # another cancer (폐암 vs 간암)
+    japanese = "肺がんのリスクを高めるものは何ですか？"
+    assert not engine.ask(japanese).refused and engine.ask(japanese).cached is not None
+    scopes = {row[0] for row in sqlite3.connect(root / "cache" / "answers.sqlite").execute("SELECT language FROM entries")}
+    assert scopes == {"ko", "ja"}
+
+
+def test_the_cache_can_compare_questions_with_a_named_embedding(tmp_path):
+    yaml_text = FAKE_PIPELINE_YAML + "cache: {name: semantic, embedding: fake-hash, path: c.sqlite}\n"
+    pipeline = pipeline_from_yaml(yaml_text, tmp_path, plugin_host(entry_points=True))
+    ingest(pipeline)
+    engine = Engine.open(pipeline)
+    assert engine.cache.cache.model == "HashEmbedding:fake-hash"  # the fake pipeline names no embedding at all
+    engine.ask("Which test finds stomach cancer?")
+    assert engine.ask("Stomach cancer: which test finds it?").cached is not None  # same words, another order

@@ -124,3 +124,15 @@ def test_the_conversation_keeps_its_session(page):
     ask(page, "And how is it treated?")
     assert page.execute_script("return sessionStorage.getItem('criss-session')") == session
 
+
+
+def test_a_cached_answer_is_marked(page):
+    from selenium.webdriver.common.by import By
+
+    # a new conversation each time: turns with history are never answered from the cache
+    page.find_element(By.ID, "new-chat").click()
+    ask(page, "Which test finds breast cancer early?")
+    page.find_element(By.ID, "new-chat").click()
+    again = ask(page, "which test finds breast cancer early?")
+    assert "Answered from the cache" in again.text and "Which test finds breast cancer early?" in again.text
+
