@@ -242,3 +242,21 @@ def test_the_cache_can_compare_questions_with_a_named_embedding(tmp_path):
     assert engine.cache.cache.model == "HashEmbedding:fake-hash"  # the fake pipeline names no embedding at all
     engine.ask("Which test finds stomach cancer?")
     assert engine.ask("Stomach cancer: which test finds it?").cached is not None  # same words, another order
+
+
+def test_eval_answers_never_answers_from_the_cache(tmp_path):
+    from click.testing import CliRunner
+
+    from criss_rag.cli.main import build_cli
+
+    host = plugin_host()
+    (tmp_path / "pipeline.yaml").write_text(FAKE_PIPELINE_YAML + "cache: fake-cache\n", encoding="utf-8")
+    question = '{"qid": "%s", "question": "Which test finds stomach cancer?"}'
+    (tmp_path / "q.jsonl").write_text("\n".join(question % n for n in "ab") + "\n", encoding="utf-8")
+    result = CliRunner().invoke(build_cli(host), ["eval", "answers", str(tmp_path / "pipeline.yaml"), "--questions",
+                                                  str(tmp_path / "q.jsonl"), "--out", str(tmp_path / "out.jsonl")],
+                                obj={"host": host})
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 2 and all(not row["refused"] for row in rows)
+    assert all(stage["stage"] != "cache" for row in rows for stage in row["trace"]["stages"])
