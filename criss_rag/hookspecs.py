@@ -252,7 +252,7 @@ def register_caches(register: Register) -> None:
 
     A pipeline that names a cache (YAML ``cache:``) has the engine look each question up before
     retrieval and store each new answer after it. The engine passes a
-    :class:`~criss_rag.cache.CacheScope` (config hash, corpus version, request filters, language):
+    :class:`~criss_rag.types.CacheScope` (config hash, corpus version, request filters, language):
     a cache may only answer from an entry stored under the same scope. Nothing is cached unless
     the config names a cache.
 

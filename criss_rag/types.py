@@ -7,6 +7,8 @@ it serialises to JSON exactly as ``criss-rag ask --json`` prints it.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -239,9 +241,6 @@ class CacheScope:
     @property
     def key(self) -> str:
         """A short hash of the whole scope (filters in canonical order)."""
-        import hashlib
-        import json
-
         blob = json.dumps([self.config_hash, self.corpus_version, dict(self.filters), self.language],
                           sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
