@@ -336,3 +336,15 @@ def test_a_failing_llm_is_a_502_without_internals_and_the_log_has_the_details(tm
     assert "127.0.0.1" not in json.dumps(events)
     logged = [r for r in caplog.records if r.name == "criss_rag_serve" and r.levelno == logging.ERROR]
     assert logged and logged[0].exc_info is not None  # the traceback goes to the server log
+
+
+def test_an_llm_streams_korean_token_by_token_and_the_tokens_join_to_the_answer(tmp_path):
+    reply = "B형 간염 바이러스에 감염되면 간암 위험이 높아집니다 [1]."
+    with OpenAIStubServer(reply=reply) as llm:
+        engine = llm_engine(tmp_path, llm)
+        with running(create_app(engine, ServeSettings())) as url, httpx.Client(base_url=url, timeout=30) as http:
+            _, events = stream(http, "/ask/stream", {"question": "간암의 위험 요인은 무엇인가요?"})
+    tokens = [data["text"] for name, data in events if name == "token"]
+    assert len(tokens) > 3 and "".join(tokens) == reply
+    done = events[-1][1]["answer"]
+    assert done["text"] == reply and done["citations"][0]["doc_id"] == "liver-ko"

@@ -136,3 +136,18 @@ def test_a_cached_answer_is_marked(page):
     again = ask(page, "which test finds breast cancer early?")
     assert "Answered from the cache" in again.text and "Which test finds breast cancer early?" in again.text
 
+
+
+def test_a_streamed_llm_answer_in_japanese(browser, tmp_path):
+    from criss_rag.testing_servers import OpenAIStubServer
+
+    reply = "肺がんは喫煙と強く関係しています [1]。長引くせきは症状のことがあります [1]。"
+    with OpenAIStubServer(reply=reply) as llm:
+        api = f'{{name: openai-compatible, model: stub, api_base: "{llm.base_url}", max_retries: 0}}'
+        engine = engine_for(tmp_path, generator="{name: llm, llm: gen}", extra=f"llms:\n  gen: {api}")
+        with running(create_app(engine, ServeSettings())) as url:
+            browser.get(url + "/")
+            item = ask(browser, "肺がんの症状は何ですか？")
+    assert item.get_attribute("lang") == "ja" and "refused" not in item.get_attribute("class")
+    assert "肺がんは喫煙と強く関係しています" in item.text and "長引くせきは症状のことがあります" in item.text
+    assert "\ufffd" not in item.text  # no character broken across network chunks
