@@ -250,6 +250,22 @@ def register_verifiers(register: Register) -> None:
 
 
 @hookspec
+def register_caches(register: Register) -> None:
+    """Register answer caches (protocol :class:`~criss_rag.protocols.AnswerCache`).
+
+    A pipeline that names a cache (YAML ``cache:``) has the engine look each question up before
+    retrieval and store each new answer after it. The engine passes a
+    :class:`~criss_rag.types.CacheScope` (config hash, corpus version, request filters, language):
+    a cache may only answer from an entry stored under the same scope. Nothing is cached unless
+    the config names a cache.
+
+    :param register: call ``register(name, factory)`` for each cache.
+
+    Bundled: ``criss-rag-cache`` registers ``semantic`` (embedding similarity, SQLite, LRU bound).
+    """
+
+
+@hookspec
 def register_judges(register: Register) -> None:
     """Register judges (protocol :class:`~criss_rag.protocols.Judge`).
 
@@ -282,5 +298,6 @@ def register_commands(cli: click.Group) -> None:
 
     :param cli: the root ``click.Group``; call ``cli.add_command(command)``.
 
-    Bundled: ``criss-rag-crawl`` adds ``crawl``; the core commands live in :mod:`criss_rag.cli`.
+    Bundled: ``criss-rag-crawl`` adds ``crawl``, ``criss-rag-serve`` adds ``serve``; the core commands live in
+    :mod:`criss_rag.cli`.
     """

@@ -15,7 +15,7 @@ from llama_index.core.schema import BaseNode, Document, NodeWithScore, TextNode
 from llama_index.core.storage.docstore import BaseDocumentStore
 
 from criss_rag.types import (
-    Answer, Context, FilterOutcome, Generation, Hit, JudgeVerdict, Query, Refusal, SentenceSupport,
+    Answer, CacheHit, CacheScope, Context, FilterOutcome, Generation, Hit, JudgeVerdict, Query, Refusal, SentenceSupport,
 )
 
 
@@ -137,6 +137,21 @@ class Verifier(Protocol):
     """
 
     def verify(self, query: Query, sentences: Sequence[SentenceSupport], context: Context) -> list[SentenceSupport]: ...
+
+
+@runtime_checkable
+class AnswerCache(Protocol):
+    """Answers a question again from an earlier answer of the same scope.
+
+    ``lookup`` runs before retrieval and returns a :class:`~criss_rag.types.CacheHit` only for an
+    entry stored under an equal ``scope`` (same config hash, corpus version, filters, language)
+    that the cache judges to be the same question; ``store`` runs after each new answer (the
+    cache decides what to keep, e.g. no refusals). Both may be called from several threads.
+    """
+
+    def lookup(self, query: Query, scope: CacheScope) -> CacheHit | None: ...
+
+    def store(self, query: Query, scope: CacheScope, answer: Answer) -> None: ...
 
 
 @runtime_checkable
