@@ -111,8 +111,9 @@ def test_a_reingested_changed_corpus_invalidates(root, host):
     changed = [dict(d) for d in CORPUS]
     changed[0]["text"] = "Cirrhosis raises the risk of liver cancer. Aflatoxin in food raises the risk of liver cancer."
     write_corpus(root, changed)
-    reopened = semantic_engine(root, host)  # a new corpus fingerprint: a new index, a new corpus version
-    assert reopened.manifest.key != engine.manifest.key
+    reopened = semantic_engine(root, host)  # the same index, updated: a new corpus version and fingerprint
+    assert reopened.manifest.key == engine.manifest.key and reopened.corpus_version == engine.corpus_version + 1
+    assert reopened.manifest.corpus_fingerprint != engine.manifest.corpus_fingerprint
     fresh = reopened.ask(RISK)
     assert fresh.cached is None and "Cirrhosis" in fresh.text
 

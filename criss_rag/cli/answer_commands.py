@@ -114,7 +114,7 @@ def answer_record(record: dict[str, Any], answer: Answer) -> dict[str, Any]:
 @click.option("--questions", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="JSONL with qid and question (other fields, e.g. expected, are copied or ignored).")
 @click.option("--corpus", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Use this corpus instead of the config's (indexed once per corpus fingerprint).")
+              help="Use this corpus instead of the config's (its own index, kept up to date like any other).")
 @click.option("--loader", default=None, help="Loader for --corpus (default: the one registered for its file suffix).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Write one JSON line per question here (answer, refusal, citations, sentence support, trace).")

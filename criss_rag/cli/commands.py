@@ -181,7 +181,7 @@ def eval_group() -> None:
 @click.option("--questions", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="JSONL with qid, question and gold ids (gold_doc_ids_any, gold_doc_ids or gold_doc_id).")
 @click.option("--corpus", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Use this corpus instead of the config's (indexed once per corpus fingerprint).")
+              help="Use this corpus instead of the config's (its own index, kept up to date like any other).")
 @click.option("--loader", default=None, help="Loader for --corpus (default: the one registered for its file suffix).")
 @click.option("--k", "k", type=int, default=5, show_default=True, help="Cut-off for recall@k.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write one JSON line per question here.")
