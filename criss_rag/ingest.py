@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from llama_index.core.schema import Document, TextNode
 from llama_index.core.storage.docstore import SimpleDocumentStore
@@ -18,6 +19,7 @@ from llama_index.core.utils import get_tokenizer
 
 import criss_rag
 from criss_rag.errors import DataError
+from criss_rag.executors import embed_on_executor
 from criss_rag.index_store import IndexStore, Manifest, index_key
 from criss_rag.pipeline import Pipeline
 
@@ -76,7 +78,8 @@ def load_documents(pipeline: Pipeline) -> list[Document]:
     return documents
 
 
-def ingest(pipeline: Pipeline, *, force: bool = False) -> IngestReport:
+def ingest(pipeline: Pipeline, *, force: bool = False, executor: Any = None) -> IngestReport:
+    """Build the index; with an ``executor`` (:mod:`criss_rag.executors`) the chunks are embedded there first."""
     started = time.perf_counter()
     store = IndexStore(pipeline.config.index_dir)
     fingerprint, documents = corpus_fingerprint(pipeline)
@@ -89,6 +92,7 @@ def ingest(pipeline: Pipeline, *, force: bool = False) -> IngestReport:
     chunker_cc = pipeline.config.one("chunker")
     chunks = pipeline.call("chunker", chunker_cc.name, pipeline.build(chunker_cc).chunk, documents)
     _check_chunks(chunks, pipeline)
+    embed_on_executor(pipeline, chunks, executor)  # vectors into the embedding cache; a no-op locally
     for stage, warning in pipeline.check_corpus(chunks).items():  # a strict filter fails here
         log.warning("%s: %s", stage, warning)
 

@@ -30,6 +30,7 @@ KINDS: dict[str, str] = {
     "verifier": "register_verifiers",
     "judge": "register_judges",
     "metric": "register_metrics",
+    "executor": "register_executors",
 }
 
 
