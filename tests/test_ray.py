@@ -4,6 +4,7 @@ and an interrupted Ray run resumes. The local executor is the plain behaviour.""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -14,7 +15,7 @@ from click.testing import CliRunner
 
 from criss_rag.cli.main import build_cli
 from criss_rag.engine import Engine
-from criss_rag.errors import ConfigError
+from criss_rag.errors import ComponentError, ConfigError
 from criss_rag.evaluation.experiment import load_experiment
 from criss_rag.evaluation.records import RECORDS, RecordWriter, read_records
 from criss_rag.evaluation.runner import run_experiment
@@ -177,10 +178,16 @@ def test_cli_ingest_and_eval_run_take_the_executor(tmp_path, host):
 
 def test_executor_errors_teach(tmp_path, host):
     pipeline = dense(tmp_path, host)
-    with pytest.raises(ConfigError, match=r"--executor 'dask': no such executor. Executors: local, ray"):
+    with pytest.raises(ConfigError, match=r"--executor 'dask': no such executor. Executors: local, fake-inline, ray"):
         open_executor(pipeline, "dask")
     with pytest.raises(ConfigError, match=r"--executor-set.*key 'worker': unknown key. Valid keys: address, "):
         open_executor(pipeline, "ray", ["worker=2"])
     with pytest.raises(ConfigError, match="the local executor takes no settings"):
         open_executor(pipeline, "local", ["workers=2"])
     assert open_executor(pipeline, "local") is None
+
+
+def test_a_failing_worker_is_reported_as_a_component_error(tmp_path, host):
+    executor = open_executor(dense(tmp_path, host), "ray", ["workers=1"])
+    with pytest.raises(ComponentError, match=r"executor ray: a worker failed \(ValueError: .*not a number.*run the command again"):
+        list(executor.map_batches(functools.partial(int, "not a number"), [[1], [2]]))

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.errors import ConfigError
+from criss_rag.errors import ComponentError, ConfigError, CrissRagError
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # never report usage to Ray's servers
 
@@ -76,8 +77,17 @@ class RayExecutor:
             _Worker, fn_constructor_args=(setup,), batch_size=1, batch_format="numpy",
             concurrency=min(self.params.workers, len(batches)), num_cpus=self.params.cpus_per_worker,
         )
-        for row in results.iter_rows():
-            yield pickle.loads(row["result"])
+        try:
+            for row in results.iter_rows():
+                yield pickle.loads(row["result"])
+        except Exception as exc:  # a worker failed: Ray wraps the cause (RayTaskError, ActorDiedError, ...)
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, CrissRagError):
+                raise cause from None
+            raise ComponentError(
+                f"executor ray: a worker failed ({_root_error(cause or exc)}). The results that came back are kept "
+                "(the embedding cache, the records): run the command again to resume"
+            ) from exc
 
     def close(self) -> None:
         if self._started_here:
@@ -85,6 +95,20 @@ class RayExecutor:
 
             ray.shutdown()
             self._started_here = False
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ERROR_LINE = re.compile(r"^\s*([A-Za-z_.]*(?:Error|Exception)): (.*)$")
+
+
+def _root_error(exc: BaseException) -> str:
+    """The innermost ``SomeError: message`` line of a Ray error (its text embeds the worker's traceback)."""
+    lines = _ANSI.sub("", str(exc)).splitlines()
+    found = [m for line in lines if (m := _ERROR_LINE.match(line))]
+    if found:
+        name, message = found[-1].groups()
+        return f"{name.rsplit('.', 1)[-1]}: {message.strip()[:300]}"
+    return f"{type(exc).__name__}: {' '.join(' '.join(lines).split())[:300]}"
 
 
 class _Worker:
