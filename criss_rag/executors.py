@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from criss_rag.config.model import _explain_validation
 from criss_rag.config.overrides import apply_overrides
 from criss_rag.context import ComponentContext
-from criss_rag.errors import ConfigError, CrissRagError
+from criss_rag.errors import ComponentError, ConfigError, CrissRagError
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 
@@ -42,7 +42,8 @@ def open_executor(pipeline: Pipeline, name: str | None, settings: Sequence[str] 
     registry = pipeline.host.registry
     if name not in registry.names("executor"):
         valid = ", ".join([LOCAL, *registry.names("executor")])
-        raise ConfigError(f"--executor {name!r}: no such executor. Executors: {valid} (install `criss-rag-ray` for ray)")
+        hint = "" if "ray" in registry.names("executor") else " (`pip install criss-rag-ray` adds ray)"
+        raise ConfigError(f"--executor {name!r}: no such executor. Executors: {valid}{hint}")
     spec = registry.get("executor", name)
     values = apply_overrides({}, settings)
     try:
@@ -55,7 +56,7 @@ def open_executor(pipeline: Pipeline, name: str | None, settings: Sequence[str] 
     except CrissRagError:
         raise
     except Exception as exc:
-        raise ConfigError(f"executor {name!r} (plugin {spec.plugin!r}) failed to start: {type(exc).__name__}: {exc}") from exc
+        raise ComponentError(f"executor {name!r} (plugin {spec.plugin!r}) failed to start: {type(exc).__name__}: {exc}") from exc
 
 
 def run_batches(executor: Any, setup: Setup, batches: Iterable[list[Any]]) -> Iterator[list[Any]]:

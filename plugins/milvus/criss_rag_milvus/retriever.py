@@ -129,8 +129,8 @@ class MilvusDense:
         if self._client is not None:
             self._client.close()
             self._client = None
-            _release_lite(self._uri_in_use)
-
+            if self._uri_setting is None:  # our own file; a shared .db may be open elsewhere in this process
+                _release_lite(self._uri_in_use)
 
     # -- ingest -------------------------------------------------------------------------------
     def build(self, nodes: Sequence[BaseNode], directory: Path) -> None:
@@ -163,7 +163,8 @@ class MilvusDense:
             client.flush(collection)
         finally:
             client.close()
-            _release_lite(uri)  # Milvus Lite holds a lock on its file until released: the folder is renamed next
+            if self._uri_setting is None:  # Milvus Lite locks its file until released: the folder is renamed next
+                _release_lite(uri)
         meta = {"uri": uri if self._uri_setting else LITE_FILE, "collection": collection, "count": len(rows),
                 "dim": int(vectors.shape[1]), "embedding": self.embedding.model_name, "metric": self.params.metric,
                 "filters": [rule.model_dump() for rule in self.params.filters]}
