@@ -12,6 +12,7 @@
    year in the search expression). Then raw search calls on N synthetic 384-d unit vectors.
 
     python benchmarks/distributed.py ingest --chunks 2400 --workers 2
+    python benchmarks/distributed.py ingest --chunks 2400 --workers 2 --torch-threads 1
     python benchmarks/distributed.py latency --chunks 2400 --synthetic 20000
 """
 
@@ -70,6 +71,10 @@ def pipeline(folder: Path, host: PluginHost, retrievers: str, *, progress: bool 
 
 def bench_ingest(args: argparse.Namespace, host: PluginHost) -> None:
     times = {}
+    if args.torch_threads:  # the local run's PyTorch threads (Ray gives each worker one)
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
     for mode in ("local", "ray"):
         folder = WORK / f"ingest-{mode}"
         shutil.rmtree(folder, ignore_errors=True)
@@ -214,6 +219,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--synthetic", type=int, default=20000, help="synthetic vectors for the raw search (0 = skip)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--torch-threads", type=int, default=0, help="PyTorch threads of the local ingest (0 = its default)")
     args = parser.parse_args()
     if not DATA.is_dir():
         sys.exit(f"needs the registry data at {DATA}")
