@@ -29,7 +29,13 @@ $(TEST_INSTALLED): $(INSTALLED) tests/plugins/titleboost/pyproject.toml examples
 demo: $(INSTALLED)
 	$(VENV)/bin/criss-rag demo
 
-test: $(TEST_INSTALLED)
+# The browser test (tests/test_serve_browser.py) drives Debian's headless Chromium and its driver;
+# installed only when missing (never a browser download of its own).
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	apt-get install -y chromium chromium-driver || (apt-get update && apt-get install -y chromium chromium-driver)
+
+test: $(TEST_INSTALLED) $(CHROMIUM)
 	CRISS_RAG_STRICT_PLUGINS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest
 
 clean:

@@ -38,7 +38,11 @@ class ComponentContext:
         path = Path(path).expanduser()
         return path if path.is_absolute() else self.base_dir / path
 
-    def embedding(self) -> BaseEmbedding:
+    def embedding(self, spec: str | dict[str, Any] | None = None) -> BaseEmbedding:
+        """The pipeline's embedding; with ``spec`` (a registered name, or ``{name: ..., <params>}``),
+        that embedding instead, built once."""
+        if spec is not None:
+            return self._pipeline.named("embedding", spec, requested_by=self.stage)
         return self._pipeline.embedding(requested_by=self.stage)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:

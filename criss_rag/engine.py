@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from criss_rag.cache import open_cache
 from criss_rag.chunk_store import ChunkStore
 from criss_rag.errors import ComponentError, CrissRagError
 from criss_rag.index_store import IndexStore, Manifest, index_key
@@ -64,6 +65,7 @@ class Engine:
         self.retrievers = pipeline.many("retrievers")
         for cc, retriever in self.retrievers:
             pipeline.call(cc.stage, cc.name, retriever.load, index_dir / "retrievers" / cc.label, docstore)
+        self.cache = open_cache(pipeline, self.config_hash, manifest)  # None unless the config names one
 
     @classmethod
     def open(cls, pipeline: Pipeline, *, build_if_missing: bool = False) -> Engine:
@@ -177,6 +179,22 @@ class Engine:
         if not query.text:
             yield AnswerEvent(_refused(query, Refusal("empty_question", "the question is empty", "Please ask a question."), trace))
             return
+        if self.cache is None:
+            yield from self._answer(query, trace, stream=stream)
+            return
+        cached, stage = self.cache.lookup(query, trace)  # before retrieval
+        if cached is not None:
+            if stream and not cached.refused:
+                yield TokenEvent(cached.text)
+            yield AnswerEvent(cached)
+            return
+        for event in self._answer(query, trace, stream=stream):
+            if isinstance(event, AnswerEvent):
+                self.cache.store(query, event.answer, stage)
+            yield event
+
+    def _answer(self, query: Query, trace: Trace, *, stream: bool) -> Iterator[StreamEvent]:
+        """Retrieval to the checked answer (no cache)."""
         hits = self.retrieve(query, trace)
 
         policy_cc = self.pipeline.config.one("refusal")

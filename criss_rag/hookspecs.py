@@ -49,7 +49,9 @@ def register_loaders(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each loader.
 
-    Bundled: ``criss-rag-basic`` registers ``jsonl`` and ``ncc-json``.
+    Bundled: ``criss-rag-basic`` registers ``jsonl``, ``csv``, ``ncc-json`` and ``medquad-xml``;
+    ``criss-rag-manuals`` ``manual-pdf``, ``manual-html``, ``manual-markdown`` and ``manuals``;
+    ``criss-rag-crawl`` ``reviewed-urls``.
     """
 
 
@@ -62,7 +64,8 @@ def register_chunkers(register: Register) -> None:
 
     :param register: call ``register(name, factory)`` for each chunker.
 
-    Bundled: ``criss-rag-basic`` registers ``whole-document`` and ``sections``.
+    Bundled: ``criss-rag-basic`` registers ``whole-document`` and ``sections``; ``criss-rag-manuals``
+    ``manual-structure``.
     """
 
 
@@ -247,6 +250,22 @@ def register_verifiers(register: Register) -> None:
 
 
 @hookspec
+def register_caches(register: Register) -> None:
+    """Register answer caches (protocol :class:`~criss_rag.protocols.AnswerCache`).
+
+    A pipeline that names a cache (YAML ``cache:``) has the engine look each question up before
+    retrieval and store each new answer after it. The engine passes a
+    :class:`~criss_rag.types.CacheScope` (config hash, corpus version, request filters, language):
+    a cache may only answer from an entry stored under the same scope. Nothing is cached unless
+    the config names a cache.
+
+    :param register: call ``register(name, factory)`` for each cache.
+
+    Bundled: ``criss-rag-cache`` registers ``semantic`` (embedding similarity, SQLite, LRU bound).
+    """
+
+
+@hookspec
 def register_judges(register: Register) -> None:
     """Register judges (protocol :class:`~criss_rag.protocols.Judge`).
 
@@ -279,5 +298,6 @@ def register_commands(cli: click.Group) -> None:
 
     :param cli: the root ``click.Group``; call ``cli.add_command(command)``.
 
-    Bundled: none; the core commands live in :mod:`criss_rag.cli`.
+    Bundled: ``criss-rag-crawl`` adds ``crawl``, ``criss-rag-serve`` adds ``serve``; the core commands live in
+    :mod:`criss_rag.cli`.
     """

@@ -25,7 +25,7 @@ class Pipeline:
         self.host = host
         self.show_progress = show_progress
         self._built: dict[str, Any] = {}
-        self._analyzers: dict[str, Any] = {}
+        self._analyzers: dict[str, Any] = {}  # components named inside params, by spec
         self.embedded_last = 0  # texts the last embed_documents() call computed (the rest were cached)
 
     @classmethod
@@ -109,18 +109,23 @@ class Pipeline:
         return self.build(cc)
 
     def analyzer(self, spec: str | dict[str, Any], *, requested_by: str) -> Any:
+        return self.named("analyzer", spec, requested_by=requested_by)
+
+    def named(self, kind: str, spec: str | dict[str, Any], *, requested_by: str) -> Any:
+        """A registered component named inside another's params (``{name: ..., <params>}``), built
+        once per distinct spec (e.g. an analyzer, or an embedding other than the pipeline's)."""
         if isinstance(spec, str):
             spec = {"name": spec}
         name = spec.get("name")
-        where = f"{self.config.source}: stage {requested_by}, analyzer"
-        key = repr(sorted(spec.items()))
+        where = f"{self.config.source}: stage {requested_by}, {kind}"
+        key = repr((kind, sorted(spec.items())))
         if key not in self._analyzers:
-            component = self.host.registry.get("analyzer", str(name), where=where)
+            component = self.host.registry.get(kind, str(name), where=where)
             try:
                 params = component.params_model.model_validate({k: v for k, v in spec.items() if k != "name"})
             except ValidationError as exc:
                 raise ConfigError(f"{where} {name!r}: {exc.errors()[0]['msg']} ({exc.errors()[0]['loc']})") from None
-            self._analyzers[key] = self._construct(f"{requested_by} analyzer", component, params)
+            self._analyzers[key] = self._construct(f"{requested_by} {kind}", component, params)
         return self._analyzers[key]
 
     def check_corpus(self, nodes: list[Any]) -> dict[str, str]:

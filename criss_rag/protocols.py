@@ -15,13 +15,21 @@ from llama_index.core.schema import BaseNode, Document, NodeWithScore, TextNode
 from llama_index.core.storage.docstore import BaseDocumentStore
 
 from criss_rag.types import (
-    Answer, Context, FilterOutcome, Generation, Hit, JudgeVerdict, Query, Refusal, SentenceSupport,
+    Answer, CacheHit, CacheScope, Context, FilterOutcome, Generation, Hit, JudgeVerdict, Query, Refusal, SentenceSupport,
 )
 
 
 @runtime_checkable
 class Loader(Protocol):
-    """Reads a corpus source into documents with stable ``doc_id`` s."""
+    """Reads a corpus source into documents with stable ``doc_id`` s.
+
+    Skipped items: a loader that leaves out an input item (an empty body, an unreadable file, a
+    record missing a field when configured to be lenient) records it in ``self.skipped``, a
+    ``list[tuple[str, str]]`` of ``(item, reason)`` (e.g. ``("corpus.csv:14", "empty text")``),
+    reset at the start of each ``load()``; the ingest summary lists them. Optional: a
+    ``fingerprint() -> str`` that changes with the corpus (e.g. a file hash) spares a full load
+    when the index is up to date.
+    """
 
     def load(self) -> Iterable[Document]: ...
 
@@ -129,6 +137,21 @@ class Verifier(Protocol):
     """
 
     def verify(self, query: Query, sentences: Sequence[SentenceSupport], context: Context) -> list[SentenceSupport]: ...
+
+
+@runtime_checkable
+class AnswerCache(Protocol):
+    """Answers a question again from an earlier answer of the same scope.
+
+    ``lookup`` runs before retrieval and returns a :class:`~criss_rag.types.CacheHit` only for an
+    entry stored under an equal ``scope`` (same config hash, corpus version, filters, language)
+    that the cache judges to be the same question; ``store`` runs after each new answer (the
+    cache decides what to keep, e.g. no refusals). Both may be called from several threads.
+    """
+
+    def lookup(self, query: Query, scope: CacheScope) -> CacheHit | None: ...
+
+    def store(self, query: Query, scope: CacheScope, answer: Answer) -> None: ...
 
 
 @runtime_checkable

@@ -28,6 +28,7 @@ KINDS: dict[str, str] = {
     "context": "register_context_builders",
     "generator": "register_generators",
     "verifier": "register_verifiers",
+    "cache": "register_caches",
     "judge": "register_judges",
     "metric": "register_metrics",
 }

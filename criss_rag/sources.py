@@ -1,11 +1,13 @@
-"""Helpers for loaders: reading JSONL with line-numbered errors, fingerprinting a source file,
-and making a LlamaIndex ``Document`` whose indexed text is chosen metadata plus the text."""
+"""Helpers for loaders: reading JSONL and CSV with line-numbered errors, mapping records to
+document fields, fingerprinting source files, and making a LlamaIndex ``Document`` whose indexed
+text is chosen metadata plus the text."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,28 +41,97 @@ def corpus_file(ctx: Any, path: str) -> Path:
     return resolved
 
 
-def read_records(
-    path: Path, id_field: str, text_field: str, title_field: str
-) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """``(doc_id, text, other fields)`` per JSONL line; the title is stored as ``title``."""
-    for number, record in read_jsonl(path, "corpus file"):
-        if not isinstance(record, dict) or not record.get(id_field) or text_field not in record:
+def read_csv(path: Path, delimiter: str = ",", encoding: str = "utf-8-sig") -> Iterator[tuple[int, dict[str, str]]]:
+    """``(line number, row)`` for each CSV row, keyed by the header row; errors name the file and
+    line, and a wrong encoding names the ``encoding`` option."""
+    try:
+        handle = open(path, encoding=encoding, newline="")
+    except FileNotFoundError:
+        raise DataError(f"corpus file not found: {path}") from None
+    with handle:
+        reader = csv.DictReader(handle, delimiter=delimiter)
+        try:
+            if reader.fieldnames is None:
+                return
+            repeated = [name for name in reader.fieldnames if reader.fieldnames.count(name) > 1]
+            if repeated:
+                raise DataError(f"{path}:1: the header names a column twice: {repeated[0]!r}")
+            for row in reader:
+                if None in row:  # more cells than header columns
+                    raise DataError(
+                        f"{path}:{reader.line_num}: {len(reader.fieldnames) + len(row[None])} cells but "
+                        f"{len(reader.fieldnames)} columns in the header (is `delimiter` {delimiter!r} right?)"
+                    )
+                yield reader.line_num, {k: v for k, v in row.items() if k is not None}
+        except UnicodeDecodeError as exc:
             raise DataError(
-                f"{path}:{number}: each line needs `{id_field}` and `{text_field}` "
+                f"{path}: not readable as {encoding} ({exc.reason}, near line {reader.line_num + 1}); set the loader's `encoding` "
+                "(utf-8-sig for UTF-8 with or without a byte-order mark, cp932 for Japanese Shift_JIS, cp949 for Korean)"
+            ) from None
+        except csv.Error as exc:
+            raise DataError(f"{path}:{reader.line_num}: not valid CSV ({exc})") from None
+
+
+def read_records(
+    path: Path,
+    id_field: str,
+    text_field: str | list[str],
+    title_field: str,
+    *,
+    rows: Iterable[tuple[int, Any]] | None = None,
+    skipped: list[tuple[str, str]] | None = None,
+    skip_invalid: bool = False,
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """``(doc_id, text, other fields)`` per record (JSONL lines of ``path``, or the given ``rows``);
+    the title is stored as ``title``; several text fields are joined with blank lines.
+
+    A record without an id or text field is an error, or with ``skip_invalid`` a ``(path:line,
+    reason)`` entry in ``skipped``; when ``skipped`` is given, records with empty text are skipped
+    and recorded there too (the loader convention of :class:`criss_rag.protocols.Loader`)."""
+    text_fields = [text_field] if isinstance(text_field, str) else list(text_field)
+    for number, record in rows if rows is not None else read_jsonl(path, "corpus file"):
+        where = f"{path.name}:{number}"
+        if not isinstance(record, dict) or not record.get(id_field) or any(f not in record for f in text_fields):
+            if skip_invalid and skipped is not None:
+                absent = [f for f in text_fields if f not in record] if isinstance(record, dict) else []
+                absent = ([id_field] if isinstance(record, dict) and not record.get(id_field) else []) + absent
+                skipped.append((where, f"missing {', '.join(absent)}" if absent else "not an object"))
+                continue
+            raise DataError(
+                f"{path}:{number}: each line needs `{id_field}` and `{'`, `'.join(text_fields)}` "
                 "(set `id_field` / `text_field` in the loader if your fields are named differently)"
             )
         doc_id = str(record.pop(id_field))
-        text = str(record.pop(text_field))
+        texts = [record.pop(f) for f in text_fields]
+        text = "\n\n".join(str(t) for t in texts if t is not None and str(t).strip())
         record["title"] = str(record.pop(title_field, "") or "")
+        if skipped is not None and not text.strip():
+            skipped.append((where, f"empty text (document {doc_id!r})"))
+            continue
         yield doc_id, text, record
 
 
 def file_fingerprint(path: Path, params: BaseModel) -> str:
     """A hash of the file's bytes and the loader's params: a cheap corpus fingerprint."""
+    return paths_fingerprint([path], params)
+
+
+def paths_fingerprint(paths: Iterable[Path], params: BaseModel) -> str:
+    """A hash of the loader's params and each file's bytes (a missing file counts as missing, so it
+    is noticed when it appears); a folder's files are taken in sorted order, with their names
+    relative to the folder (never absolute paths: the same corpus elsewhere has the same hash)."""
     digest = hashlib.sha256(params.model_dump_json().encode())
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+    for path in paths:
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for file in files:
+            if path.is_dir():
+                digest.update(file.relative_to(path).as_posix().encode() + b"\0")
+            if not file.is_file():
+                digest.update(b"<missing>")
+                continue
+            with open(file, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
     return digest.hexdigest()[:16]
 
 

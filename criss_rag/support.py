@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from criss_rag.text import HAN, HANGUL, KANA, split_sentences
 from criss_rag.types import Context, Query, SentenceSupport
@@ -55,21 +55,54 @@ def answer_sentences(text: str) -> list[tuple[str, list[int]]]:
     generator's notice, "Here is what the sources say:"), and Markdown headings.
     """
     claims: list[tuple[str, list[int]]] = []
-    for line in text.splitlines():
+    for _, bare, numbers, kind in _walk(text):
+        if kind == "claim":
+            claims.append((bare, numbers))
+        elif kind == "attach":  # a marker left on its own belongs to the sentence before
+            claims[-1][1].extend(n for n in numbers if n not in claims[-1][1])
+    return claims
+
+
+def answer_pieces(text: str) -> list[tuple[str, int | None]]:
+    """The answer cut for display: ``(piece, claim)`` in order, where ``claim`` is the position of
+    the piece's sentence in :func:`answer_sentences` (so in ``Answer.sentences``), or ``None`` for
+    lead-ins, headings, spaces and line breaks. Pieces keep their ``[n]`` markers (those written
+    after a full stop are moved in front of it, as the check reads them)."""
+    pieces: list[tuple[str, int | None]] = []
+    claims = -1
+    for raw, _, _, kind in _walk(text, keep_layout=True):
+        if kind == "claim":
+            claims += 1
+        pieces.append((raw, claims if kind in ("claim", "attach") and claims >= 0 else None))
+    return pieces
+
+
+def _walk(text: str, *, keep_layout: bool = False) -> Iterator[tuple[str, str, list[int], str]]:
+    """``(raw piece, sentence without markers, cited numbers, kind)``; kind is ``claim``, ``attach``
+    (only markers: they belong to the claim before), ``skip`` (no claim) or ``layout`` (spaces and
+    line breaks between sentences, only with ``keep_layout``)."""
+    has_claim = False
+    for line in text.splitlines(keepends=True):
         stripped = line.strip()
         if not stripped or re.match(r"^#{1,6}\s", stripped):
+            if keep_layout:
+                yield line, "", [], "skip"
             continue
-        for sentence in split_sentences(_TRAILING_MARKERS.sub(lambda m: f" {m.group(2).strip()}{m.group(1)} ", stripped)):
+        sentences = split_sentences(_TRAILING_MARKERS.sub(lambda m: f" {m.group(2).strip()}{m.group(1)} ", stripped))
+        for n, sentence in enumerate(sentences):
+            if keep_layout and n:
+                yield " ", "", [], "layout"
             numbers = numbers_in(sentence)
             bare = _clean(MARKER.sub(" ", sentence))
             if not _has_words(bare):
-                if claims and numbers:  # a marker left on its own belongs to the sentence before
-                    claims[-1][1].extend(n for n in numbers if n not in claims[-1][1])
-                continue
-            if not numbers and bare.rstrip().endswith((":", "：")):
-                continue  # a lead-in
-            claims.append((bare, numbers))
-    return claims
+                yield sentence, bare, numbers, "attach" if has_claim and numbers else "skip"
+            elif not numbers and bare.rstrip().endswith((":", "：")):
+                yield sentence, bare, numbers, "skip"  # a lead-in
+            else:
+                has_claim = True
+                yield sentence, bare, numbers, "claim"
+        if keep_layout and line[len(line.rstrip("\r\n")):]:
+            yield "\n", "", [], "layout"
 
 
 def _clean(sentence: str) -> str:

@@ -38,7 +38,9 @@ from criss_rag.ingest import ingest
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 from criss_rag.text import split_sentences
-from criss_rag.types import Answer, Context, Generation, Hit, JudgeVerdict, Query, Refusal, SentenceSupport
+from criss_rag.types import (
+    Answer, CacheHit, CacheScope, Context, Generation, Hit, JudgeVerdict, Query, Refusal, SentenceSupport,
+)
 
 #: Six short documents, one per cancer of the Korean system, written for tests.
 TINY_CORPUS: list[dict[str, str]] = [
@@ -337,6 +339,26 @@ class SharedWordVerifier:
         return out
 
 
+class ExactCache:
+    """Remembers answers in memory: a hit needs the same question (case and spacing aside) and the
+    same scope; refusals are not stored."""
+
+    def __init__(self, params: BaseModel, ctx: ComponentContext) -> None:
+        self.entries: dict[tuple[str, str], tuple[str, Answer]] = {}
+
+    @staticmethod
+    def _key(query: Query, scope: CacheScope) -> tuple[str, str]:
+        return scope.key, " ".join(query.text.lower().split())
+
+    def lookup(self, query: Query, scope: CacheScope) -> CacheHit | None:
+        found = self.entries.get(self._key(query, scope))
+        return CacheHit(found[1], 1.0, found[0]) if found else None
+
+    def store(self, query: Query, scope: CacheScope, answer: Answer) -> None:
+        if not answer.refused:
+            self.entries[self._key(query, scope)] = (query.text, answer)
+
+
 class FakeJudge:
     """Scores ``grounded`` 1.0 when the answer cites something, else 0.0, and raises the flag
     ``uncited`` when it cites nothing (a typed :class:`~criss_rag.types.JudgeVerdict`)."""
@@ -377,6 +399,7 @@ def _make_fake_plugin() -> SimpleNamespace:
         "register_context_builders": [("fake-all", AllContext)],
         "register_generators": [("fake-echo", EchoGenerator)],
         "register_verifiers": [("fake-verifier", SharedWordVerifier)],
+        "register_caches": [("fake-cache", ExactCache)],
         "register_judges": [("fake-judge", FakeJudge)],
         "register_metrics": [("fake-metric", FakeMetric)],
     }

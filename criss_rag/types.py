@@ -7,6 +7,8 @@ it serialises to JSON exactly as ``criss-rag ask --json`` prints it.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -196,6 +198,15 @@ class SentenceSupport(BaseModel):
     method: str = ""  # what decided the verdict, e.g. "lexical" or "llm"
 
 
+class CachedFrom(BaseModel):
+    """Set on an answer that a ``cache:`` stage served: which earlier question it was stored for."""
+
+    similarity: float  # how close the question is to the stored one (the cache's measure, 0-1)
+    original_question: str  # the question the answer was first produced for
+    stored: str = ""  # when it was stored (ISO 8601, UTC)
+    cache: str = ""  # the cache component that served it
+
+
 class Answer(BaseModel):
     """The engine's result for one question."""
 
@@ -208,11 +219,41 @@ class Answer(BaseModel):
     generator: str = ""
     sentences: list[SentenceSupport] = Field(default_factory=list)  # per-sentence support verdicts
     trace: Trace
+    cached: CachedFrom | None = None  # set when a `cache:` stage answered from an earlier answer
 
     @property
     def unsupported(self) -> list[SentenceSupport]:
         """The sentences no evidence supports."""
         return [s for s in self.sentences if not s.supported]
+
+
+@dataclass(frozen=True)
+class CacheScope:
+    """What must match before a cache may answer with a stored answer: the pipeline's config hash,
+    the version of the corpus its index was built from, the request filters and the question's
+    language. A cache stores each answer under its scope and looks up only within the same one."""
+
+    config_hash: str
+    corpus_version: str
+    filters: Mapping[str, Any] = field(default_factory=dict)
+    language: str = ""
+
+    @property
+    def key(self) -> str:
+        """A short hash of the whole scope (filters in canonical order)."""
+        blob = json.dumps([self.config_hash, self.corpus_version, dict(self.filters), self.language],
+                          sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class CacheHit:
+    """What a cache's ``lookup`` returns: the stored answer and how it matched."""
+
+    answer: Answer
+    similarity: float
+    original_question: str
+    stored: str = ""
 
 
 @dataclass(frozen=True)

@@ -125,9 +125,14 @@ def test_eval_retrieval_with_a_corpus_override_picks_the_loader_by_suffix(config
     assert result.exit_code == 0, result.output
     assert "(loader jsonl)" in result.output
     assert result.stdout.strip().splitlines()[-1] == "recall@5=1.000 mrr@10=1.000 hit@1=1.000 n=1"
+    table = tmp_path / "c.csv"
+    table.write_text("doc_id,title,text\nx1,Thyroid,Thyroid cancer is often treated with surgery.\n", encoding="utf-8")
+    csv_run = runner.invoke(build_cli(host), ["eval", "retrieval", str(config), "--questions", str(questions),
+                                              "--corpus", str(table)], obj={"host": host})
+    assert csv_run.exit_code == 0 and "(loader csv)" in csv_run.output, csv_run.output
     bad = runner.invoke(build_cli(host), ["eval", "retrieval", str(config), "--questions", str(questions),
-                                          "--corpus", str(tmp_path / "c.csv")], obj={"host": host})
-    assert bad.exit_code == 2 and "cannot tell which loader reads '.csv' files" in bad.output
+                                          "--corpus", str(tmp_path / "c.parquet")], obj={"host": host})
+    assert bad.exit_code == 2 and "cannot tell which loader reads '.parquet' files" in bad.output
 
 
 def test_real_cli_subprocess_validates_and_explains_the_default_pipeline():

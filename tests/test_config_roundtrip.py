@@ -22,6 +22,16 @@ EXAMPLES: dict[str, dict[str, typing.Any]] = {
     "loader:jsonl": {"path": "corpus.jsonl"},
     "loader:registry-jsonl": {"path": "corpus.jsonl"},
     "loader:ncc-json": {"path": "export.json", "fields": {"body": "html"}, "cancers": [1, "liver"]},
+    "loader:csv": {"path": "corpus.csv", "text_field": ["summary", "body"], "encoding": "cp932", "delimiter": ";",
+                   "metadata_fields": ["lang"], "on_invalid": "skip"},
+    "loader:medquad-xml": {"path": "MedQuAD", "unit": "qtype", "id_prefix": "cgov-"},
+    "loader:manual-pdf": {"manuals": [{"path": "rules.pdf", "name": "MP rules", "version": "2023", "years": "2018-2022",
+                                       "metadata": {"algorithm": "mp"}}], "drop_lines": ["Page \\d+"]},
+    "loader:manual-html": {"manuals": [{"path": "rules.html", "years": "2023+"}]},
+    "loader:manual-markdown": {"manuals": [{"path": "rules.md", "years": 2021, "doc_id": "mp-2021"}]},
+    "loader:manuals": {"manuals": [{"path": "a.md"}, {"path": "b.pdf", "years": "2018-"}]},
+    "loader:reviewed-urls": {"path": "urls.xlsx", "unreviewed": "medical", "language_filter": {"keep": ["ja"]},
+                             "fetch": {"user_agent": "team-crawler/1.0 (+mailto:team@example.org)", "delay": 2.0}},
     "filter:metadata": {"field": "lang", "values": ["en", "ko"]},
     "filter:fake-drop-doc": {"doc_id": "liver"},
     "reranker:metadata-boost": {"field": "section", "otherwise": "information", "cues": {"treatment": ["treat"]}},
@@ -73,7 +83,7 @@ def test_component_params_round_trip_through_yaml(spec):
     assert again == params
 
 
-@pytest.mark.parametrize("name", ["default.yaml", "jlcs.yaml", "pii.yaml"])
+@pytest.mark.parametrize("name", ["default.yaml", "jlcs.yaml", "pii.yaml", "registry-manuals.yaml"])
 def test_example_pipelines_round_trip_as_plans(name, monkeypatch):
     config = load_pipeline_config(ROOT / "examples" / name, HOST.registry)
     plan = config.plan()

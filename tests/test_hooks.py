@@ -19,6 +19,7 @@ from criss_rag.testing import (
     AllContext,
     DropDocFilter,
     EchoGenerator,
+    ExactCache,
     FakeAnalyzer,
     FakeChunker,
     FakeJudge,
@@ -55,6 +56,7 @@ USES = {
     "context": (AllContext, "context: NAME"),
     "generator": (EchoGenerator, "generator: NAME"),
     "verifier": (SharedWordVerifier, "verifier: NAME"),
+    "cache": (ExactCache, "cache: NAME"),
     "judge": (FakeJudge, ""),
     "metric": (FakeMetric, ""),
 }

@@ -46,7 +46,7 @@ def test_trace_plugins_logs_each_hook_call_with_timing():
     assert result.returncode == 0
     lines = [line for line in result.stderr.splitlines() if line.startswith("[criss-rag plugins]")]
     assert any(line.startswith("[criss-rag plugins] basic: imported in ") for line in lines)
-    assert any("basic.register_loaders: 2 component(s) in " in line and line.endswith(" ms") for line in lines)
+    assert any("basic.register_loaders: 4 component(s) in " in line and line.endswith(" ms") for line in lines)
     quiet = cli("plugins", CRISS_RAG_LOAD_PLUGINS="basic")
     assert "[criss-rag plugins]" not in quiet.stderr
 

@@ -216,3 +216,22 @@ def test_detect_language_han_versus_latin():
     # a few Han characters in a long English sentence stay English; Han-heavy text is Chinese
     assert detect_language("The word 肝癌 means liver cancer in written Chinese") == "en"
     assert detect_language("肝癌 HCC 治疗") == "zh"
+
+
+def test_answer_pieces_cut_the_text_for_display_and_point_at_the_sentence_verdicts():
+    from criss_rag.support import answer_pieces, answer_sentences
+
+    text = "Here is what the sources say:\n간암은 간세포에서 시작됩니다. [1] Hepatitis B raises the risk [2].\n[3]\n## Notes\n肺がんは喫煙と関係します。[1]"
+    pieces = answer_pieces(text)
+    claims = answer_sentences(text)
+    assert [p for p, i in pieces if i is None and p.strip()] == ["Here is what the sources say:", "## Notes\n"]
+    by_claim = {}
+    for piece, claim in pieces:
+        if claim is not None:
+            by_claim.setdefault(claim, []).append(piece)
+    assert len(by_claim) == len(claims) == 3
+    assert by_claim[0] == ["간암은 간세포에서 시작됩니다 [1]."]  # the marker moved in front of the stop
+    assert by_claim[1] == ["Hepatitis B raises the risk [2].", "[3]"]  # a lone marker belongs to the sentence before
+    assert claims[1] == ("Hepatitis B raises the risk.", [2, 3])
+    assert by_claim[2] == ["肺がんは喫煙と関係します [1]。"]
+    assert "".join(p for p, _ in pieces).count("\n") == text.count("\n")

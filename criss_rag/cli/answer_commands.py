@@ -131,7 +131,12 @@ def eval_answers(ctx: click.Context, config: Path, questions: Path, corpus: Path
     from criss_rag.evaluation.retrieval import read_questions
 
     overrides = overrides + _corpus_overrides(ctx, config, corpus, loader)
-    engine = Engine.open(_pipeline(ctx, config, overrides, progress=True), build_if_missing=True)
+    from criss_rag.evaluation.experiment import without_cache
+    from criss_rag.pipeline import Pipeline
+
+    pipeline = _pipeline(ctx, config, overrides, progress=True)
+    # an evaluation answers every question afresh: a cached answer would replay an earlier run
+    engine = Engine.open(Pipeline(without_cache(pipeline.config), pipeline.host, show_progress=True), build_if_missing=True)
     records = list(read_questions(questions))
     reasons: Counter[str] = Counter()
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -19,6 +19,7 @@ A pipeline YAML has these top-level keys (see ``docs/yaml-reference.md``)::
     context: {name: numbered}
     generator: {name: extractive}
     verifier: {name: lexical, threshold: 0.5}       # optional: the sentence check
+    cache: {name: semantic, threshold: 0.95}        # optional: answer repeated questions from a cache
     chat: {condense_llm: local, memory_tokens: 1500} # optional: settings of `criss-rag chat`
 
 Each component is ``{name: REGISTERED_NAME, <param>: <value>, ...}`` (or just the name).
@@ -56,6 +57,7 @@ STAGES: dict[str, tuple[str, bool, bool]] = {
     "context": ("context", False, True),
     "generator": ("generator", False, True),
     "verifier": ("verifier", False, False),
+    "cache": ("cache", False, False),
 }
 #: keys the engine reads itself, per list stage, with their defaults
 ENGINE_KEYS: dict[str, dict[str, Any]] = {
@@ -170,6 +172,7 @@ class PipelineConfig:
         plan.pop("index")
         if plan.get("verifier", "") is None:  # stages added later hash only when set: old hashes stay valid
             plan.pop("verifier")
+        plan.pop("cache", None)  # a cache only replays answers of this same hash: it changes no answer
         return stable_hash(plan)
 
     def ingest_signature(self) -> dict[str, Any]:

@@ -117,6 +117,7 @@ class ExperimentSpec(BaseModel):
     seed: int = Field(13, description="seed for question sampling, bootstrap CIs and the review sheet's order")
     output: str | None = Field(None, description="run folder, relative to the experiment (default: runs/<name>)")
     concurrency: int = Field(1, ge=1, description="questions answered at once per variant (threads)")
+    cache: bool = Field(False, description="keep the pipelines' `cache:` stage; by default evaluation answers every question afresh")
     groups: list[str] = Field(default_factory=list, description="question fields the report breaks results down by (default: question_set, focus, qtype, question_type, difficulty, scope when present)")
     report: ReportSpec = Field(default_factory=ReportSpec, description="defaults of `criss-rag eval report`")
 
@@ -190,6 +191,11 @@ class Experiment:
         return stable_hash(self.eval_plan())
 
 
+def without_cache(config: PipelineConfig) -> PipelineConfig:
+    """``config`` without its ``cache:`` stage (its config hash is unchanged: a cache changes no answer)."""
+    return replace(config, components={**config.components, "cache": None})
+
+
 def overrides_list(value: Overrides) -> list[str]:
     """``--set`` strings from a list of ``KEY=VALUE`` or a mapping ``{KEY: VALUE}`` (VALUE as YAML data)."""
     if isinstance(value, dict):
@@ -253,6 +259,8 @@ def load_experiment(path: str | Path, registry: Registry, *, only_variants: Iter
             config = load_pipeline_config(pipeline_path, registry, overrides)
         except ConfigError as exc:
             raise ConfigError(f"{where(('variants', i))}: variant {v.name!r}: {exc}") from None
+        if not spec.cache:  # a cached answer would measure an earlier run, not this one
+            config = without_cache(config)
         variants.append(Variant(v.name, v.description, config, pipeline_path, overrides, v.concurrency or spec.concurrency,
                                 v.no_retrieval))
 

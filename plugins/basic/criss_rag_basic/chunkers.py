@@ -11,6 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from criss_rag.context import ComponentContext
 
+from criss_rag_basic.html_text import html_to_text
+
 
 def _chunk_node(doc: Document, node_id: str, text: str, extra: dict[str, object]) -> TextNode:
     node = TextNode(id_=node_id, text=text, metadata={**doc.metadata, **extra})
@@ -31,18 +33,35 @@ class WholeDocumentChunker:
         return [_chunk_node(doc, doc.doc_id, doc.text, {}) for doc in documents]
 
 
+_HTML_HEADING = re.compile(r"(<h([1-6])\b[^>]*>.*?</h\2\s*>)", re.IGNORECASE | re.DOTALL)
+_HTML_TAG = re.compile(r"</?(?:p|div|br|li|ul|ol|span|table|tr|td|th|h[1-6]|section|article|strong|em|b|i|a)\b[^>]*>",
+                       re.IGNORECASE)
+
+
 class SectionChunker:
-    """One chunk per section, split at heading-marker lines (``###``); long sections are split
-    again by sentences with LlamaIndex's ``SentenceSplitter``."""
+    """One chunk per section, split at heading-marker lines (``###``) and at HTML headings
+    (``<h1>`` … ``<h6>``) still in the text; long sections are split again by sentences with
+    LlamaIndex's ``SentenceSplitter``. Each chunk carries its heading (``heading``) and the path of
+    headings above it (``heading_path``)."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        marker: str = Field("###", description="a line starting with this begins a section")
+        marker: str = Field(
+            "###",
+            description="a line starting with this begins a section; when it is made of `#`, Markdown headings of "
+            "every depth (`#` to `######`) begin sections too, and their depth gives the heading path",
+        )
         max_tokens: int = Field(512, ge=32, description="sections longer than this are split")
         overlap_tokens: int = Field(
             64, ge=0, description="token overlap between the pieces of a split section; smaller than `max_tokens`"
         )
         heading_in_index: bool = Field(True, description="index the section heading with the text")
+        html_headings: bool = Field(
+            True,
+            description="also split at HTML headings <h1>..<h6> left in the text; a section holding HTML tags is "
+            "cleaned like the ncc-json loader's bodies (tags, URLs and UI lines removed)",
+        )
+        path_separator: str = Field(" > ", description="joins the headings above a section in metadata `heading_path`")
 
         @model_validator(mode="after")
         def _overlap_below_size(self) -> SectionChunker.Params:
@@ -54,26 +73,58 @@ class SectionChunker:
         self.params = params
         self.splitter = SentenceSplitter(chunk_size=params.max_tokens, chunk_overlap=params.overlap_tokens)
         self._heading = re.compile(rf"^\s*{re.escape(params.marker)}\s*(.+?)\s*$")
+        self._markdown = re.compile(r"^\s*(#{1,6})\s+(.+?)\s*$") if set(params.marker) == {"#"} else None
+        self._marker_level = len(params.marker) if self._markdown else 1
+
+    def _heading_of(self, line: str) -> tuple[int, str] | None:
+        """``(level, title)`` when the line is a heading."""
+        if self.params.html_headings and (match := _HTML_HEADING.fullmatch(line.strip())):
+            title = html_to_text(match.group(1)).lstrip("#").strip()
+            return (int(match.group(2)), title) if title else None
+        if self._markdown and (match := self._markdown.match(line)):
+            return len(match.group(1)), match.group(2)
+        if match := self._heading.match(line):
+            return self._marker_level, match.group(1)
+        return None
+
+    def sections_with_path(self, text: str) -> list[tuple[list[str], str]]:
+        """(heading path, body) pairs; text before the first heading has an empty path."""
+        if self.params.html_headings:
+            text = _HTML_HEADING.sub(lambda m: "\n" + m.group(1).replace("\n", " ") + "\n", text)
+        path: list[tuple[int, str]] = []
+        out: list[tuple[list[str], list[str]]] = [([], [])]
+        for line in text.splitlines():
+            heading = self._heading_of(line)
+            if heading:
+                level, title = heading
+                path = [(lv, t) for lv, t in path if lv < level] + [(level, title)]
+                out.append(([t for _, t in path], []))
+            else:
+                out[-1][1].append(line)
+        sections = []
+        for headings, body in out:
+            joined = "\n".join(body).strip()
+            if self.params.html_headings and _HTML_TAG.search(joined):
+                joined = html_to_text(joined)
+            if joined:
+                sections.append((headings, joined))
+        return sections
 
     def sections(self, text: str) -> list[tuple[str, str]]:
         """(heading, body) pairs; text before the first marker has an empty heading."""
-        out: list[tuple[str, list[str]]] = [("", [])]
-        for line in text.splitlines():
-            match = self._heading.match(line)
-            if match:
-                out.append((match.group(1), []))
-            else:
-                out[-1][1].append(line)
-        return [(heading, "\n".join(body).strip()) for heading, body in out if "\n".join(body).strip()]
+        return [(path[-1] if path else "", body) for path, body in self.sections_with_path(text)]
 
     def chunk(self, documents: Sequence[Document]) -> list[TextNode]:
         nodes: list[TextNode] = []
         for doc in documents:
-            for s, (heading, body) in enumerate(self.sections(doc.text)):
+            for s, (path, body) in enumerate(self.sections_with_path(doc.text)):
+                heading = path[-1] if path else ""
+                extra = {"heading": heading, "heading_path": self.params.path_separator.join(path)}
                 pieces = self.splitter.split_text(body) or [body]
                 for p, piece in enumerate(pieces):
                     suffix = f"#s{s}" + (f".{p}" if len(pieces) > 1 else "")
-                    node = _chunk_node(doc, doc.doc_id + suffix, piece, {"heading": heading})
+                    node = _chunk_node(doc, doc.doc_id + suffix, piece, extra)
+                    node.excluded_embed_metadata_keys.append("heading_path")
                     if not (self.params.heading_in_index and heading):
                         node.excluded_embed_metadata_keys.append("heading")
                     nodes.append(node)

@@ -11,9 +11,9 @@ import re
 from html.parser import HTMLParser
 
 _BLOCK = {"p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "table", "section", "article"}
-_SKIP = {"script", "style", "noscript", "button", "nav", "footer", "header", "form"}
-_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
-_HEADINGS = {"h1": "#", "h2": "##", "h3": "###", "h4": "####"}
+SKIP_TAGS = {"script", "style", "noscript", "button", "nav", "footer", "header", "form"}
+VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+_HEADINGS = {f"h{n}": "#" * n for n in range(1, 7)}
 _URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 
 #: Lines that are page furniture, not content (matched case-insensitively, whole line).
@@ -33,8 +33,8 @@ class _TextExtractor(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         classes = " ".join(value or "" for key, value in attrs if key == "class")
-        if self._skipping or tag in _SKIP or "btn" in classes.split():
-            if tag not in _VOID:
+        if self._skipping or tag in SKIP_TAGS or "btn" in classes.split():
+            if tag not in VOID_TAGS:
                 self._skipping.append(tag)
             return
         if tag in _BLOCK:

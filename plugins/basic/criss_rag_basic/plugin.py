@@ -9,7 +9,8 @@ from criss_rag_basic.auto_analyzer import AutoAnalyzer
 from criss_rag_basic.answering import EvidenceThreshold, NumberedContext
 from criss_rag_basic.chunkers import SectionChunker, WholeDocumentChunker
 from criss_rag_basic.extractive import ExtractiveGenerator
-from criss_rag_basic.loaders import JsonlLoader, NccJsonLoader
+from criss_rag_basic.loaders import CsvLoader, JsonlLoader, NccJsonLoader
+from criss_rag_basic.medquad import MedQuadXmlLoader
 from criss_rag_basic.metrics import AnswerBasics
 from criss_rag_basic.ranking import MetadataFilter, ReciprocalRankFusion, Truncate
 from criss_rag_basic.concatenate import ConcatenateContext
@@ -21,7 +22,9 @@ from criss_rag_basic.ranking import MetadataBoost, WeightedFusion
 @hookimpl
 def register_loaders(register):
     register("jsonl", JsonlLoader)
+    register("csv", CsvLoader)
     register("ncc-json", NccJsonLoader)
+    register("medquad-xml", MedQuadXmlLoader)
 
 
 @hookimpl

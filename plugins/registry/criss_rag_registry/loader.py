@@ -37,7 +37,8 @@ def flatten_metadata(record: dict[str, Any], list_separator: str | None) -> dict
 
 
 class RegistryJsonlLoader:
-    """One JSON object per line, like `jsonl`, with nested fields flattened into scalar metadata."""
+    """One JSON object per line, like `jsonl`, with nested fields flattened into scalar metadata.
+    Records with empty text are skipped and listed in ``self.skipped``."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -55,11 +56,14 @@ class RegistryJsonlLoader:
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
         self.path = corpus_file(ctx, params.path)
+        self.skipped: list[tuple[str, str]] = []
 
     def fingerprint(self) -> str:
         return file_fingerprint(self.path, self.params)
 
     def load(self) -> Iterator[Document]:
         p = self.params
-        for doc_id, text, record in read_records(self.path, p.id_field, p.text_field, p.title_field):
+        self.skipped = []
+        for doc_id, text, record in read_records(self.path, p.id_field, p.text_field, p.title_field,
+                                                 skipped=self.skipped):
             yield make_document(doc_id, text, flatten_metadata(record, p.list_separator), p.index_fields)

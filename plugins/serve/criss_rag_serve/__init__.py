@@ -1,0 +1,1 @@
+"""criss_rag plugin: ``criss-rag serve`` (HTTP API, SSE streaming, chat sessions, web page)."""

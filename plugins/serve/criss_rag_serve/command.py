@@ -1,0 +1,58 @@
+"""``criss-rag serve CONFIG``: the HTTP API and chat page for one pipeline, with uvicorn."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import click
+
+from criss_rag.cli.context import host_from
+from criss_rag.engine import Engine
+from criss_rag.pipeline import Pipeline
+
+from criss_rag_serve.settings import TOKEN_ENV, ServeSettings, read_token
+
+
+@click.command()
+@click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help=f"Address to bind. Anything but loopback needs a token in ${TOKEN_ENV} (see --token-env).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to bind.")
+@click.option("--set", "overrides", multiple=True, metavar="KEY.PATH=VALUE",
+              help="Override a config value, e.g. --set retrievers.bm25.top_k=8 (repeatable).")
+@click.option("--token-env", default=TOKEN_ENV, show_default=True,
+              help="Environment variable holding the bearer token; when it is set, /ask and /chat need "
+                   "`Authorization: Bearer <token>`.")
+@click.option("--cors-origin", "cors_origins", multiple=True, metavar="ORIGIN",
+              help="Allow this browser origin (e.g. https://intranet.example) by CORS (repeatable); default: CORS off.")
+@click.option("--timeout", "timeout_s", default=120.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Seconds one request may take to answer (a slow LLM then fails only that request).")
+@click.option("--workers", default=4, show_default=True, type=click.IntRange(min=1),
+              help="Questions answered at once (threads).")
+@click.option("--max-question-chars", default=2000, show_default=True, type=click.IntRange(min=1),
+              help="Longest question accepted (characters).")
+@click.option("--max-body-bytes", default=16_384, show_default=True, type=click.IntRange(min=256),
+              help="Largest request body accepted (bytes).")
+@click.option("--max-sessions", default=1000, show_default=True, type=click.IntRange(min=1),
+              help="Chat sessions kept; the least recently used are forgotten first.")
+@click.option("--session-idle", "session_idle_s", default=3600.0, show_default=True, type=click.FloatRange(min=1),
+              help="Seconds after which an idle chat session is forgotten.")
+@click.option("--build-if-missing", is_flag=True, help="Ingest first when the index for this config does not exist yet.")
+@click.pass_context
+def serve(ctx: click.Context, config: Path, overrides: tuple[str, ...], build_if_missing: bool, **options: object) -> None:
+    """Serve CONFIG over HTTP: POST /ask, /chat (+ /stream variants), GET /health, the chat page at /."""
+    import uvicorn
+
+    from criss_rag_serve.app import create_app
+
+    settings = ServeSettings.model_validate({**options, "cors_origins": list(options["cors_origins"])})  # type: ignore[arg-type]
+    token = read_token(settings)  # refuses a non-loopback host without a token, before loading anything
+    engine = Engine.open(Pipeline.from_file(config, host_from(ctx), overrides, show_progress=True),
+                         build_if_missing=build_if_missing)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    auth = f"bearer token from ${settings.token_env}" if token else "no token (loopback only)"
+    click.echo(f"serving {engine.pipeline.config.name} ({engine.manifest.chunks} chunks) on "
+               f"http://{settings.host}:{settings.port}/ ; {auth}; API docs at /docs", err=True)
+    uvicorn.run(create_app(engine, settings, token), host=settings.host, port=settings.port, log_level="info",
+                server_header=False)
