@@ -11,9 +11,10 @@ class ChunkStore(SimpleDocumentStore):
 
     LlamaIndex's key-value docstore keeps chunks as JSON dicts and rebuilds a pydantic node on every
     ``get_node()``: with two retrievers of ``top_k: 30`` that was 60 rebuilds, most of the engine's
-    retrieval time (docs/benchmarks.md, "Framework overhead"). Here a node is built on first use and
-    kept, so every question gets the same node objects: question-time components must not modify a
-    node in place (they return new ``NodeWithScore`` / ``Hit`` objects, as the bundled ones do).
+    retrieval time (docs/benchmarks.md, "Framework overhead"). Here a node is built the first time a
+    question retrieves it and then kept, so every question gets the same node objects: question-time
+    components must not modify a node in place (they return new ``NodeWithScore`` / ``Hit`` objects,
+    as the bundled ones do).
     """
 
     def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003 - SimpleDocumentStore's own
@@ -30,4 +31,7 @@ class ChunkStore(SimpleDocumentStore):
 
     @property
     def docs(self) -> dict[str, BaseNode]:
-        return {doc_id: self.get_document(doc_id) for doc_id in self._kvstore.get_all(collection=self._node_collection)}
+        # every chunk, e.g. for the corpus checks at start-up: built fresh and not kept, so only the
+        # chunks questions actually retrieve are held twice (as JSON and as a node)
+        stored = super().docs
+        return {doc_id: self._nodes.get(doc_id, node) for doc_id, node in stored.items()}
