@@ -6,20 +6,22 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import faiss
 import numpy as np
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore
 from llama_index.core.storage.docstore import BaseDocumentStore
 from llama_index.core.vector_stores.types import VectorStoreQuery
-from llama_index.vector_stores.faiss import FaissVectorStore
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError, IndexStoreError
 from criss_rag.types import Query
+
+if TYPE_CHECKING:  # faiss is imported when an index is built or loaded, not when the plugin loads
+    import faiss
+    from llama_index.vector_stores.faiss import FaissVectorStore
 
 VECTORS = "vectors.faiss"
 IDS = "node_ids.json"
@@ -46,6 +48,11 @@ class FaissDense:
         nprobe: int = Field(16, ge=1, description="ivf: clusters searched per query", json_schema_extra=NOT_IN_INDEX_KEY)
         pq_m: int = Field(48, ge=1, description="ivf-pq: sub-quantizers (must divide the dimension)")
         pq_bits: int = Field(8, ge=4, le=12, description="ivf-pq: bits per sub-quantizer code")
+        mmap: bool = Field(
+            False, description="load the index memory-mapped (faiss IO_FLAG_MMAP): vectors and inverted lists "
+            "stay in the file and the OS pages them in, so a large index needs little RAM (docs/scaling.md)",
+            json_schema_extra=NOT_IN_INDEX_KEY,
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
@@ -56,6 +63,8 @@ class FaissDense:
         self._docstore: BaseDocumentStore | None = None
 
     def _new_index(self, vectors: np.ndarray) -> faiss.Index:
+        import faiss
+
         p, (n, dim) = self.params, vectors.shape
         if p.index_type == "flat":
             return faiss.IndexFlatIP(dim)
@@ -75,6 +84,8 @@ class FaissDense:
         return index
 
     def build(self, nodes: Sequence[BaseNode], directory: Path) -> None:
+        from llama_index.vector_stores.faiss import FaissVectorStore
+
         vectors = normalise(self.ctx.embed_documents([node.get_content(MetadataMode.EMBED) for node in nodes]))
         index = self._new_index(vectors)
         store = FaissVectorStore(faiss_index=index)
@@ -85,9 +96,15 @@ class FaissDense:
         (directory / IDS).write_text(json.dumps(meta), encoding="utf-8")
 
     def load(self, directory: Path, docstore: BaseDocumentStore) -> None:
+        import faiss
+        from llama_index.vector_stores.faiss import FaissVectorStore
+
         try:
             meta = json.loads((directory / IDS).read_text(encoding="utf-8"))
-            self._store = FaissVectorStore.from_persist_path(str(directory / VECTORS))
+            # IVF indexes map their inverted lists, flat and HNSW their vectors (the flags do not combine)
+            ivf = str(meta.get("index_type", self.params.index_type)).startswith("ivf")
+            flags = (faiss.IO_FLAG_MMAP if ivf else faiss.IO_FLAG_MMAP_IFC) if self.params.mmap else 0
+            self._store = FaissVectorStore(faiss_index=faiss.read_index(str(directory / VECTORS), flags))
         except (OSError, ValueError, RuntimeError) as exc:
             raise IndexStoreError(f"FAISS index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`") from None
         index = self._store.client
