@@ -5,7 +5,10 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
-PLUGINS := $(sort $(wildcard plugins/*/pyproject.toml))
+# milvus (pymilvus + milvus-lite, ~450 MB) and ray (ray[data], ~600 MB) scale past one machine; the
+# demo does not need them, so only `make test` installs them
+HEAVY_PLUGINS := $(wildcard plugins/milvus/pyproject.toml plugins/ray/pyproject.toml)
+PLUGINS := $(filter-out $(HEAVY_PLUGINS),$(sort $(wildcard plugins/*/pyproject.toml)))
 INSTALLED := $(VENV)/.installed
 TEST_INSTALLED := $(VENV)/.test-installed
 
@@ -22,8 +25,8 @@ $(INSTALLED): pyproject.toml $(PLUGINS) | $(PY)
 	$(PIP) install --quiet -e . $(addprefix -e ,$(dir $(PLUGINS)))
 	touch $@
 
-$(TEST_INSTALLED): $(INSTALLED) tests/plugins/titleboost/pyproject.toml examples/criss-rag-example-plugin/pyproject.toml
-	$(PIP) install --quiet -e '.[test,eval]' -e tests/plugins/titleboost -e examples/criss-rag-example-plugin
+$(TEST_INSTALLED): $(INSTALLED) $(HEAVY_PLUGINS) tests/plugins/titleboost/pyproject.toml examples/criss-rag-example-plugin/pyproject.toml
+	$(PIP) install --quiet -e '.[test,eval]' -e tests/plugins/titleboost -e examples/criss-rag-example-plugin $(addprefix -e ,$(dir $(HEAVY_PLUGINS)))
 	touch $@
 
 demo: $(INSTALLED)

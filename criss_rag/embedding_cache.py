@@ -67,8 +67,10 @@ def embed_with_cache(
     """Vectors for ``texts`` (float32 matrix) and how many were computed (not cached)."""
     keys = [text_key(t) for t in texts]
     known = cache.get_many(model_id, keys) if cache else {}
-    missing = list(dict.fromkeys(k for k in keys if k not in known))
     text_of = dict(zip(keys, texts, strict=True))
+    # shortest first: texts of similar length share a model batch, so little of it is padding (as
+    # sentence-transformers' own encode() does); the vectors are keyed by hash, so order is free
+    missing = sorted(dict.fromkeys(k for k in keys if k not in known), key=lambda k: len(text_of[k]))
     bar = tqdm(total=len(missing), desc="embedding", unit="chunk", disable=not show_progress or not missing)
     for start in range(0, len(missing), batch_size):
         batch = missing[start : start + batch_size]

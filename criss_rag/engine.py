@@ -11,9 +11,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from llama_index.core.storage.docstore import SimpleDocumentStore
-
 from criss_rag.cache import open_cache
+from criss_rag.chunk_store import ChunkStore
 from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError
 from criss_rag.index_store import Manifest
 from criss_rag.ingest import DOCSTORE, ingest, open_index
@@ -59,7 +58,8 @@ class Engine:
         self.manifest = manifest
         self.index_dir = index_dir
         self.config_hash = pipeline.config.config_hash()
-        docstore = SimpleDocumentStore.from_persist_path(str(index_dir / DOCSTORE))
+        self.plugin_versions = pipeline.plugin_versions()  # once: every answer's trace names them
+        docstore = ChunkStore.from_persist_path(str(index_dir / DOCSTORE))
         # filters and rerankers that read metadata check the corpus has it (never a silent no-op)
         self.corpus_warnings = pipeline.check_corpus(list(docstore.docs.values()))
         self.retrievers = pipeline.many("retrievers")
@@ -291,7 +291,7 @@ class Engine:
         return sentences
 
     def _new_trace(self) -> Trace:
-        return Trace(config_hash=self.config_hash, index_key=self.manifest.key, plugins=self.pipeline.plugin_versions())
+        return Trace(config_hash=self.config_hash, index_key=self.manifest.key, plugins=dict(self.plugin_versions))
 
 
 def _accounting(outcome: FilterOutcome, n_in: int) -> dict[str, Any]:

@@ -295,6 +295,20 @@ def register_metrics(register: Register) -> None:
 
 
 @hookspec
+def register_executors(register: Register) -> None:
+    """Register executors (protocol :class:`~criss_rag.protocols.Executor`) for heavy batch work.
+
+    ``criss-rag ingest --executor NAME`` embeds the chunks on the executor (into the embedding
+    cache); ``criss-rag eval run --executor NAME`` answers and scores the records there. Without
+    one (``--executor local``, the default) the work runs in this process.
+
+    :param register: call ``register(name, factory)`` for each executor.
+
+    Bundled: ``criss-rag-ray`` registers ``ray`` (Ray Data over a local or remote Ray cluster).
+    """
+
+
+@hookspec
 def register_commands(cli: click.Group) -> None:
     """Add sub-commands to the ``criss-rag`` command line.
 

@@ -27,6 +27,7 @@ import criss_rag
 from criss_rag.config.model import not_in_index_key
 from criss_rag.corpus_diff import CorpusDiff, DocumentEntry, DocumentTable, corpus_fingerprint, diff_corpus, hashes_of
 from criss_rag.errors import DataError, IndexStoreError
+from criss_rag.executors import embed_on_executor
 from criss_rag.index_store import IndexStore, Manifest, index_key
 from criss_rag.ingest_report import IngestReport, Progress, token_stats
 from criss_rag.pipeline import Pipeline
@@ -116,8 +117,9 @@ def _previous(store: IndexStore, key: str, pipeline: Pipeline, progress: Progres
         return None
 
 
-def ingest(pipeline: Pipeline, *, force: bool = False) -> IngestReport:
-    """Bring the index of ``pipeline`` up to date with its corpus (``force``: rebuild it whole)."""
+def ingest(pipeline: Pipeline, *, force: bool = False, executor: Any = None) -> IngestReport:
+    """Bring the index of ``pipeline`` up to date with its corpus (``force``: rebuild it whole);
+    with an ``executor`` (:mod:`criss_rag.executors`) the new chunks are embedded there first."""
     started = time.perf_counter()
     progress = Progress(pipeline.show_progress)
     store = IndexStore(pipeline.config.index_dir)
@@ -158,8 +160,9 @@ def ingest(pipeline: Pipeline, *, force: bool = False) -> IngestReport:
         log.warning("%s", warning)
     table = _new_table(documents, hashes, by_doc, previous.table if incremental else None)
     embedded_before = pipeline.embedded_total
-    # 3. `new_chunks` is everything this run embeds. A step that computes their vectors ahead (in
-    #    parallel, elsewhere) belongs here: the retrievers then take each one from the embedding cache.
+    # 3. `new_chunks` is everything this run embeds: computed ahead on an executor (a no-op locally),
+    #    the retrievers then take each vector from the embedding cache.
+    embed_on_executor(pipeline, new_chunks, executor)
     actions: dict[str, str] = {}
     because: dict[str, str] = {}
 

@@ -82,15 +82,13 @@ class Pipeline:
         return self.build(cc)
 
     def embed_documents(self, texts: Any, *, requested_by: str) -> Any:
-        from criss_rag.embedding_cache import EmbeddingCache, embed_with_cache
+        from criss_rag.embedding_cache import embed_with_cache
 
         embedding = self.embedding(requested_by=requested_by)
-        # what decides the vectors (model, dimensions), not how they are fetched (batch size, timeouts)
-        model_id = stable_hash(self.config.ingest_signature()["embedding"])
-        cache = EmbeddingCache(self.config.index_dir / ".cache" / "embeddings.sqlite")
+        cache = self.embedding_cache()
         try:
             matrix, computed = embed_with_cache(
-                embedding, model_id, list(texts), cache, batch_size=max(1, int(embedding.embed_batch_size)) * 8,
+                embedding, self.embedding_model_id(), list(texts), cache, batch_size=max(1, int(embedding.embed_batch_size)) * 8,
                 show_progress=self.show_progress,
             )
         finally:
@@ -98,6 +96,17 @@ class Pipeline:
         self.embedded_last = computed
         self.embedded_total += computed
         return matrix
+
+    def embedding_model_id(self) -> str:
+        """The embedding cache's key for this config's model: what decides the vectors (model,
+        dimensions), not how they are fetched (batch size, timeouts)."""
+        return stable_hash(self.config.ingest_signature()["embedding"])
+
+    def embedding_cache(self) -> Any:
+        """The embedding cache of this config's index root (close it when done)."""
+        from criss_rag.embedding_cache import EmbeddingCache
+
+        return EmbeddingCache(self.config.index_dir / ".cache" / "embeddings.sqlite")
 
     def llm(self, key: str, *, requested_by: str) -> Any:
         cc = self.config.llms.get(key)

@@ -8,6 +8,7 @@ or while registering is reported by name and skipped, unless ``CRISS_RAG_STRICT_
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import sys
@@ -85,6 +86,10 @@ class PluginHost:
     ) -> None:
         self.strict = _env_flag(STRICT_ENV) if strict is None else strict
         self.only = set(only) if only is not None else _env_list(ONLY_ENV)
+        #: builds an equivalent host elsewhere (an executor's worker): picklable, settings resolved here
+        self.recipe: Callable[[], PluginHost] = functools.partial(
+            PluginHost, strict=self.strict, only=None if self.only is None else sorted(self.only),
+            use_entry_points=use_entry_points, extra_plugins=dict(extra_plugins or {}))
         self.pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
         self.pm.add_hookspecs(hookspecs)
         self.registry = Registry()

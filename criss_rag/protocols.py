@@ -7,7 +7,7 @@ cannot do for hook implementations.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -189,3 +189,17 @@ class Metric(Protocol):
     """
 
     def compute(self, question: Mapping[str, Any], answer: Answer) -> Mapping[str, float]: ...
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """Runs batch work on workers (processes, machines) instead of in this process.
+
+    ``setup`` is a picklable zero-argument callable; each worker calls it once to build the batch
+    function (an embedding model, an engine) from the same config, then applies that function to
+    batches. Yield each batch's results (a list) as it finishes, in any order: results carry their
+    own keys. Optional: ``close()``, called when the command is done.
+    """
+
+    def map_batches(self, setup: Callable[[], Callable[[list[Any]], list[Any]]],
+                    batches: Sequence[list[Any]]) -> Iterator[list[Any]]: ...

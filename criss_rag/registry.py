@@ -31,6 +31,7 @@ KINDS: dict[str, str] = {
     "cache": "register_caches",
     "judge": "register_judges",
     "metric": "register_metrics",
+    "executor": "register_executors",
 }
 
 

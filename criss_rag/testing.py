@@ -423,6 +423,19 @@ class FakeMetric:
         return {"answer_chars": float(len(answer.text))}
 
 
+class InlineExecutor:
+    """Runs the batches in this process, like the local behaviour, and counts them."""
+
+    def __init__(self, params: BaseModel, ctx: ComponentContext) -> None:
+        self.batches = 0
+
+    def map_batches(self, setup: Any, batches: Sequence[list[Any]]) -> Iterator[list[Any]]:
+        work = setup()
+        for batch in batches:
+            self.batches += 1
+            yield work(batch)
+
+
 def _make_fake_plugin() -> SimpleNamespace:
     registrations = {
         "register_loaders": [("fake-loader", FakeLoader)],
@@ -443,6 +456,7 @@ def _make_fake_plugin() -> SimpleNamespace:
         "register_caches": [("fake-cache", ExactCache)],
         "register_judges": [("fake-judge", FakeJudge)],
         "register_metrics": [("fake-metric", FakeMetric)],
+        "register_executors": [("fake-inline", InlineExecutor)],
     }
     plugin = SimpleNamespace()
     for hook, items in registrations.items():

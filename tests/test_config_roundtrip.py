@@ -47,6 +47,11 @@ EXAMPLES: dict[str, dict[str, typing.Any]] = {
     "llm:ollama": {"model": "qwen2.5"},
     "embedding:openai": {"api_key": "sk-secret-value"},
     "embedding:ollama": {"model": "nomic-embed-text"},
+    "retriever:milvus": {"uri": "http://127.0.0.1:19530", "token": "sk-secret-value", "index_type": "HNSW",
+                         "index_params": {"M": 16}, "search_params": {"ef": 64}, "filters": [
+                             {"request_key": "diagnosis_year", "field": "applicable_years", "match": "year_range"},
+                             {"request_key": "cancer_type", "field": "암종", "match": "any_of", "separator": ","}]},
+    "executor:ray": {"address": "ray://head:10001", "workers": 4, "runtime_env": {"env_vars": {"HF_HUB_OFFLINE": "1"}}},
 }
 
 

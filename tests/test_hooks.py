@@ -9,10 +9,14 @@ from types import SimpleNamespace
 import click
 import pytest
 from click.testing import CliRunner
+from llama_index.core.schema import MetadataMode
 
 from criss_rag import hookimpl, hookspecs
 from criss_rag.cli.main import build_cli
 from criss_rag.context import ComponentContext
+from criss_rag.embedding_cache import text_key
+from criss_rag.executors import open_executor
+from criss_rag.ingest import ingest
 from criss_rag.registry import KINDS
 from criss_rag.testing import (
     FAKE_PIPELINE_YAML,
@@ -25,6 +29,7 @@ from criss_rag.testing import (
     FakeJudge,
     FakeLoader,
     FakeMetric,
+    InlineExecutor,
     KeywordRetriever,
     MinScoreRefusal,
     ReverseReranker,
@@ -59,6 +64,7 @@ USES = {
     "cache": (ExactCache, "cache: NAME"),
     "judge": (FakeJudge, ""),
     "metric": (FakeMetric, ""),
+    "executor": (InlineExecutor, "embedding: fake-hash\nretrievers: [{name: fake-keyword, dense: true}]"),
 }
 
 
@@ -110,6 +116,16 @@ def test_hook_registers_a_component_the_engine_uses(kind, tmp_path):
             assert component.compute({}, answer) == {"answer_chars": float(len(answer.text))}
         return
     yaml_text = with_stage(FAKE_PIPELINE_YAML, addition.replace("NAME", name)).replace("min_score: 1", "min_score: 0")
+    if kind == "executor":  # `ingest --executor NAME`: the chunks are embedded on it, into the cache
+        pipeline = pipeline_from_yaml(yaml_text, tmp_path, host)
+        executor = open_executor(pipeline, name)
+        ingest(pipeline, executor=executor)
+        chunks = FakeChunker(None, None).chunk(list(FakeLoader(FakeLoader.Params(), None).load()))
+        keys = [text_key(c.get_content(MetadataMode.EMBED)) for c in chunks]
+        cache = pipeline.embedding_cache()
+        assert executor.batches == 1 and len(cache.get_many(pipeline.embedding_model_id(), keys)) == len(set(keys))
+        cache.close()
+        return
     if kind == "llm":
         pipeline = pipeline_from_yaml(yaml_text, tmp_path, host)
         assert ComponentContext(pipeline, "test").llm("mine").complete("hi").text == "fake reply [1]"

@@ -19,6 +19,10 @@ from criss_rag.ingest import ingest as run_ingest
 from criss_rag.pipeline import Pipeline
 
 CONFIG = click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
+EXECUTOR = click.option("--executor", default="local", show_default=True, metavar="NAME",
+                        help="Where the heavy batch work runs: local (this process) or a registered executor, e.g. ray.")
+EXECUTOR_SET = click.option("--executor-set", "executor_settings", multiple=True, metavar="KEY=VALUE",
+                            help="A setting of the executor, e.g. --executor-set address=ray://head:10001 (repeatable).")
 SET = click.option("--set", "overrides", multiple=True, metavar="KEY.PATH=VALUE",
                    help="Override a config value, e.g. --set retrievers.bm25.top_k=8 (repeatable).")
 
@@ -32,11 +36,21 @@ def _pipeline(ctx: click.Context, config: Path, overrides: tuple[str, ...], prog
 @SET
 @click.option("--force", is_flag=True, help="Rebuild every retriever whole, even if the index is up to date.")
 @click.option("--json", "as_json", is_flag=True, help="Print the ingest report as JSON (progress still goes to stderr).")
+@EXECUTOR
+@EXECUTOR_SET
 @click.pass_context
-def ingest(ctx: click.Context, config: Path, overrides: tuple[str, ...], force: bool, as_json: bool) -> None:
+def ingest(ctx: click.Context, config: Path, overrides: tuple[str, ...], force: bool, as_json: bool, executor: str,
+           executor_settings: tuple[str, ...]) -> None:
     """Load, chunk and index the corpus the CONFIG names; a changed corpus updates only what
     changed (atomic: a crash keeps the old index)."""
-    report = run_ingest(_pipeline(ctx, config, overrides, progress=True), force=force)
+    from criss_rag.executors import open_executor
+
+    pipeline = _pipeline(ctx, config, overrides, progress=True)
+    runner = open_executor(pipeline, executor, executor_settings)
+    try:
+        report = run_ingest(pipeline, force=force, executor=runner)
+    finally:
+        getattr(runner, "close", lambda: None)()
     click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2) if as_json else report.summary())
 
 

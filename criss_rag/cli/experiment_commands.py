@@ -25,9 +25,14 @@ RUN_DIR = click.argument("run_dir", type=click.Path(file_okay=False, path_type=P
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option("--set", "overrides", multiple=True, metavar="KEY.PATH=VALUE",
               help="Override a value of the experiment file, e.g. --set llms.judge-a.base_url=http://127.0.0.1:11434 (repeatable).")
+@click.option("--executor", default="local", show_default=True, metavar="NAME",
+              help="Where the records are answered and scored: local (this process, `concurrency` threads) or a registered executor, e.g. ray.")
+@click.option("--executor-set", "executor_settings", multiple=True, metavar="KEY=VALUE",
+              help="A setting of the executor, e.g. --executor-set address=ray://head:10001 (repeatable).")
 @click.pass_context
 def run(ctx: click.Context, experiment: Path, restart: bool, variants: tuple[str, ...], limit: int | None,
-        concurrency: int | None, fail_fast: bool, no_progress: bool, overrides: tuple[str, ...]) -> None:
+        concurrency: int | None, fail_fast: bool, no_progress: bool, overrides: tuple[str, ...], executor: str,
+        executor_settings: tuple[str, ...]) -> None:
     """Answer every question of EXPERIMENT with every variant; one record each in its output folder.
 
     Resumable: a rerun skips finished records and retries failed ones.
@@ -43,8 +48,15 @@ def run(ctx: click.Context, experiment: Path, restart: bool, variants: tuple[str
         loaded.variants = [replace(v, concurrency=concurrency) for v in loaded.variants]
     click.echo(f"experiment {loaded.spec.name!r}: {len(loaded.variants)} variants x {len(loaded.questions)} questions "
                f"-> {loaded.output}", err=True)
-    summary = run_experiment(loaded, host, restart=restart, fail_fast=fail_fast, progress=not no_progress,
-                             echo=lambda line: click.echo(line, err=True))
+    from criss_rag.executors import open_executor
+    from criss_rag.pipeline import Pipeline
+
+    runner = open_executor(Pipeline(loaded.eval_config, host), executor, executor_settings)
+    try:
+        summary = run_experiment(loaded, host, restart=restart, fail_fast=fail_fast, progress=not no_progress,
+                                 echo=lambda line: click.echo(line, err=True), executor=runner)
+    finally:
+        getattr(runner, "close", lambda: None)()
     for example in summary.error_examples:
         click.echo(f"error: {example}", err=True)
     if summary.errors:

@@ -9,6 +9,7 @@ time, so a rerun skips what is finished and a crash loses at most the record in 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sys
@@ -37,6 +38,7 @@ from criss_rag.evaluation.records import (
     record_key,
 )
 from criss_rag.evaluation.retrieval import GOLD_FIELDS
+from criss_rag.executors import run_batches
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 from criss_rag.types import Answer, Context, Hit, Query
@@ -106,8 +108,10 @@ def run_experiment(
     fail_fast: bool = False,
     progress: bool = True,
     echo: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
+    executor: Any = None,
 ) -> RunSummary:
-    """Answer every pending (question, variant) pair and append its record."""
+    """Answer every pending (question, variant) pair and append its record (on ``executor``'s
+    workers when one is given: :mod:`criss_rag.executors`; records are still written here)."""
     started = time.perf_counter()
     out = experiment.output
     out.mkdir(parents=True, exist_ok=True)
@@ -166,7 +170,10 @@ def run_experiment(
                         review.append(review_entry(record))
                 bar.update(1)
 
-            _run_variant(task, questions, variant.concurrency, done)
+            if executor is None:
+                _run_variant(task, questions, variant.concurrency, done)
+            else:
+                _run_on_executor(executor, experiment, variant, eval_hash, host, questions, done)
         status = "complete" if summary.errors == 0 else "complete with errors"
     finally:
         bar.close()
@@ -286,6 +293,29 @@ def _run_variant(task: _Task, questions: list[dict[str, Any]], concurrency: int,
                 done(future.result())  # re-raises a crash (KeyboardInterrupt) from the worker
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _run_on_executor(executor: Any, experiment: Experiment, variant: Variant, eval_hash: str, host: PluginHost,
+                     questions: list[dict[str, Any]], done: Callable[[RunRecord], None]) -> None:
+    """One question per batch, spread over the executor's workers; records come back here."""
+    setup = functools.partial(_worker_task, variant, experiment.eval_config, experiment.metrics, experiment.judges,
+                              eval_hash, experiment.spec.judge_panel.disagreement, host.recipe)
+    for records in run_batches(executor, setup, [[question] for question in questions]):
+        for record in records:
+            done(record)
+
+
+def _worker_task(variant: Variant, eval_config: Any, metric_evaluators: list[Evaluator],
+                 judge_evaluators: list[Evaluator], eval_hash: str, disagreement: float,
+                 host_recipe: Callable[[], PluginHost]) -> Callable[[list[dict[str, Any]]], list[RunRecord]]:
+    """On a worker: the variant's engine, metrics and judges, built once from the same configs."""
+    host = host_recipe()
+    eval_pipeline = Pipeline(eval_config, host)
+    metrics = [(m, eval_pipeline.build(m.cc)) for m in metric_evaluators]
+    judges = [(j, eval_pipeline.build(j.cc)) for j in judge_evaluators]
+    engine = _open(variant, host, False, eval_pipeline)
+    task = _Task(variant, engine, _index_doc_ids(engine), metrics, judges, eval_pipeline, eval_hash, disagreement)
+    return lambda questions: [task(question) for question in questions]
 
 
 class DirectAnswerer:

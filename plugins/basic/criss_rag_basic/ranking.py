@@ -34,10 +34,11 @@ class ReciprocalRankFusion:
         for label, hits in ranked.items():
             weight = self.params.weights.get(label, 1.0)
             for rank, hit in enumerate(hits, start=1):
-                fused[hit.node_id] = fused.get(hit.node_id, 0.0) + weight / (self.params.k + rank)
-                first_seen.setdefault(hit.node_id, hit)
-                signals.setdefault(hit.node_id, {}).update(hit.signals)
-        order = sorted(fused, key=lambda node_id: -fused[node_id])[: self.params.top_k]
+                node_id = hit.node_id
+                fused[node_id] = fused.get(node_id, 0.0) + weight / (self.params.k + rank)
+                first_seen.setdefault(node_id, hit)
+                signals.setdefault(node_id, {}).update(hit.signals)
+        order = sorted(fused, key=fused.__getitem__, reverse=True)[: self.params.top_k]
         return [
             Hit(NodeWithScore(node=first_seen[i].node.node, score=fused[i]), {**signals[i], "rrf": fused[i]})
             for i in order

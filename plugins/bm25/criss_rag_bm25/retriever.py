@@ -42,7 +42,8 @@ class BM25:
         self.params = params
         self.analyzer = ctx.analyzer(params.analyzer)
         self.show_progress = ctx.show_progress
-        self._retriever: BM25Retriever | None = None
+        self._index: bm25s.BM25 | None = None
+        self._node_ids: list[str] = []
         self._docstore: BaseDocumentStore | None = None
 
     def build(self, nodes: Sequence[BaseNode], directory: Path) -> None:
@@ -60,27 +61,27 @@ class BM25:
 
     def load(self, directory: Path, docstore: BaseDocumentStore) -> None:
         try:
-            self._retriever = BM25Retriever.from_persist_dir(str(directory), show_progress=False)
-            # from_persist_dir restores neither of these: without them a query's terms would be
-            # re-split on \w\w+ (dropping one-character CJK terms such as 肺) and stemmed twice
-            self._retriever.token_pattern = _TERMS
-            self._retriever.skip_stemming = True
-        except (OSError, ValueError) as exc:
+            # the files BM25Retriever.persist wrote; searched with bm25s directly, because the
+            # LlamaIndex retriever rebuilds a node from JSON for every hit that is then looked up
+            # in the docstore anyway (docs/benchmarks.md, "Framework overhead")
+            index = bm25s.BM25.load(str(directory), load_corpus=True, show_progress=False)
+            self._node_ids = [record["node_id"] for record in index.corpus]
+        except (OSError, ValueError, KeyError) as exc:
             raise IndexStoreError(f"BM25 index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`") from None
+        index.corpus = None  # answer with row numbers; the chunks live in the docstore
+        self._index = index
         self._docstore = docstore
 
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
-        if self._retriever is None or self._docstore is None:
+        if self._index is None or self._docstore is None:
             raise RuntimeError("BM25 index not loaded; call load() first")
-        terms = self.analyzer.analyze(query.search_text)
+        terms = " ".join(self.analyzer.analyze(query.search_text)).lower().split()  # as bm25s indexed them
         if not terms:
             return []
-        num_docs = int(self._retriever.bm25.scores.get("num_docs", top_k))
-        self._retriever.similarity_top_k = min(top_k, num_docs)
-        found = self._retriever.retrieve(" ".join(terms))
+        rows, scores = self._index.retrieve([terms], k=min(top_k, len(self._node_ids)), show_progress=False)
         # bm25s returns k hits even at score 0: those matched nothing
         return [
-            NodeWithScore(node=self._docstore.get_node(hit.node.node_id), score=hit.score)
-            for hit in found
-            if (hit.score or 0) > 0
+            NodeWithScore(node=self._docstore.get_node(self._node_ids[row]), score=float(score))
+            for row, score in zip(rows[0], scores[0], strict=True)
+            if score > 0
         ]

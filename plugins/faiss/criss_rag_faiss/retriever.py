@@ -15,20 +15,22 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import faiss
 import numpy as np
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore
 from llama_index.core.storage.docstore import BaseDocumentStore
 from llama_index.core.vector_stores.types import VectorStoreQuery
-from llama_index.vector_stores.faiss import FaissVectorStore
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError, IndexStoreError
 from criss_rag.types import Query
+
+if TYPE_CHECKING:  # faiss is imported when an index is built or loaded, not when the plugin loads
+    import faiss
+    from llama_index.vector_stores.faiss import FaissVectorStore
 
 VECTORS = "vectors.faiss"
 IDS = "node_ids.json"
@@ -56,6 +58,11 @@ class FaissDense:
         nprobe: int = Field(16, ge=1, description="ivf: clusters searched per query", json_schema_extra=NOT_IN_INDEX_KEY)
         pq_m: int = Field(48, ge=1, description="ivf-pq: sub-quantizers (must divide the dimension)")
         pq_bits: int = Field(8, ge=4, le=12, description="ivf-pq: bits per sub-quantizer code")
+        mmap: bool = Field(
+            False, description="load the index memory-mapped (faiss IO_FLAG_MMAP): vectors and inverted lists "
+            "stay in the file and the OS pages them in, so a large index needs little RAM (docs/scaling.md)",
+            json_schema_extra=NOT_IN_INDEX_KEY,
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
@@ -67,6 +74,8 @@ class FaissDense:
         self._docstore: BaseDocumentStore | None = None
 
     def _new_index(self, vectors: np.ndarray) -> faiss.Index:
+        import faiss
+
         p, (n, dim) = self.params, vectors.shape
         if p.index_type == "flat":
             return faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
@@ -89,6 +98,8 @@ class FaissDense:
         return normalise(self.ctx.embed_documents([node.get_content(MetadataMode.EMBED) for node in nodes]))
 
     def build(self, nodes: Sequence[BaseNode], directory: Path) -> None:
+        from llama_index.vector_stores.faiss import FaissVectorStore
+
         vectors = self._vectors(nodes)
         store = FaissVectorStore(faiss_index=self._new_index(vectors))
         ids = {node.node_id: i for i, node in enumerate(nodes)}
@@ -140,15 +151,23 @@ class FaissDense:
         except (OSError, ValueError) as exc:
             raise IndexStoreError(f"FAISS index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`") from None
 
-    def _read_store(self, directory: Path) -> FaissVectorStore:
+    def _read_store(self, directory: Path, *, mmap: bool = False) -> FaissVectorStore:
+        import faiss
+        from llama_index.vector_stores.faiss import FaissVectorStore
+
+        # IVF indexes map their inverted lists, flat and HNSW their vectors (the flags do not combine)
+        ivf = self.params.index_type.startswith("ivf")
+        flags = (faiss.IO_FLAG_MMAP if ivf else faiss.IO_FLAG_MMAP_IFC) if mmap else 0
         try:
-            return FaissVectorStore.from_persist_path(str(directory / VECTORS))
+            return FaissVectorStore(faiss_index=faiss.read_index(str(directory / VECTORS), flags))
         except (OSError, ValueError, RuntimeError) as exc:
             raise IndexStoreError(f"FAISS index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`") from None
 
     def load(self, directory: Path, docstore: BaseDocumentStore) -> None:
+        import faiss
+
         meta = self._read_meta(directory)
-        self._store = self._read_store(directory)
+        self._store = self._read_store(directory, mmap=self.params.mmap)
         index = self._store.client
         if index.ntotal != len(meta["ids"]):
             raise IndexStoreError(f"FAISS index at {directory} does not match its id list; re-run `criss-rag ingest CONFIG --force`")

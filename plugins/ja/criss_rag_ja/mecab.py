@@ -11,7 +11,6 @@ import threading
 import unicodedata
 from typing import Any, Literal
 
-import fugashi
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
@@ -58,6 +57,8 @@ class MecabAnalyzer:
         self.params = params
         # One tagger per component: starting one takes about a millisecond, but MeCab taggers are
         # not thread-safe, so calls are serialised below.
+        import fugashi  # MeCab loads only when a config names this analyzer
+
         self._tagger = fugashi.Tagger()
         self._lock = threading.Lock()
         if not params.drop_non_japanese:

@@ -27,19 +27,21 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import scipy.sparse as sp
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore
 from llama_index.core.storage.docstore import BaseDocumentStore
 from pydantic import BaseModel, ConfigDict, Field
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError, IndexStoreError
 from criss_rag.types import Query
+
+if TYPE_CHECKING:  # scikit-learn and scipy load when a TF-IDF index is built or loaded, not with the plugin
+    import scipy.sparse as sp
+    from sklearn.feature_extraction.text import TfidfVectorizer
 
 FORMAT = 1
 STATE_FILE = "tfidf.json"
@@ -87,6 +89,8 @@ class TfIdf:
         return terms if self.params.term_mode == "whole" else " ".join(terms)
 
     def _new_vectorizer(self, vocabulary: dict[str, int] | None = None) -> TfidfVectorizer:
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
         # scikit-learn's defaults for the weighting (norm, use_idf, smooth_idf, sublinear_tf)
         # are never overridden; only how terms arrive differs by term_mode
         if self.params.term_mode == "whole":
@@ -95,6 +99,8 @@ class TfIdf:
 
     # -- ingest -------------------------------------------------------------------------------
     def build(self, nodes: Sequence[BaseNode], directory: Path) -> None:
+        import scipy.sparse as sp
+
         # the text each loader marked for indexing (title + text by default), as bm25 indexes it
         texts = [self.terms(node.get_content(MetadataMode.EMBED)) for node in nodes]
         vectorizer = self._new_vectorizer()
@@ -117,6 +123,8 @@ class TfIdf:
 
     # -- query time ---------------------------------------------------------------------------
     def load(self, directory: Path, docstore: BaseDocumentStore) -> None:
+        import scipy.sparse as sp
+
         try:
             state = json.loads((directory / STATE_FILE).read_text(encoding="utf-8"))
             matrix = sp.load_npz(directory / MATRIX_FILE).tocsr()

@@ -7,13 +7,15 @@ import tempfile
 import threading
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jieba
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
 from criss_rag.text import HANGUL, KANA, analyze_by_script, helper_analyzer
+
+if TYPE_CHECKING:  # jieba loads when a config names this analyzer, not with the plugin
+    import jieba
 
 # Function words and question words (simplified, plus the traditional forms that differ): they
 # match every passage and would only dilute BM25, the coverage check and the extractive scores.
@@ -35,6 +37,8 @@ def shared_tokenizer(cache_dir: Path) -> jieba.Tokenizer:
     jieba's own global tokenizer (``jieba.dt``) is left alone, so other code in the process that
     uses jieba keeps its settings. Building the prefix dictionary takes about 1.5 s and writes
     ``jieba.cache`` (~9 MB) into ``cache_dir``; later processes load that file instead."""
+    import jieba
+
     with _lock:
         if cache_dir not in _tokenizers:
             # jieba logs "Building prefix dict ..." at DEBUG on its own stderr handler

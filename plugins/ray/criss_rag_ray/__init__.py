@@ -1,0 +1,1 @@
+"""criss_rag bundled plugin ``ray``: the ``ray`` executor."""

@@ -1,0 +1,121 @@
+"""The ``ray`` executor: batches go through Ray Data ``map_batches`` over a pool of actors, each
+of which builds the work (an embedding model, an engine) once from the same config.
+
+Batches travel pickled (cloudpickle), one per Ray Data row, so any Python items work (texts,
+question records) and the results come back as they finish. Ray is started here (a local
+instance) unless an ``address`` names a running cluster; a Ray that is already initialised in
+this process (a test fixture, a notebook) is used as it is and left running.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from criss_rag.context import ComponentContext
+from criss_rag.errors import ComponentError, ConfigError, CrissRagError
+
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # never report usage to Ray's servers
+
+
+class RayExecutor:
+    """Runs batches on Ray workers (Ray Data map_batches over an actor pool), locally or on a cluster."""
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        address: str | None = Field(
+            None, description="null = start Ray on this machine; `auto` = the cluster this machine is a node of; "
+            "`ray://head:10001` = a remote cluster through Ray Client",
+        )
+        workers: int = Field(2, ge=1, description="actors working at once; each builds the component once")
+        cpus_per_worker: float = Field(1.0, gt=0, description="CPUs Ray reserves for each actor")
+        num_cpus: int | None = Field(None, ge=1, description="when Ray is started here: CPUs it may use (null = all)")
+        runtime_env: dict[str, Any] = Field(
+            default_factory=dict, description="Ray runtime_env for the workers, e.g. {pip: [criss-rag, ...], "
+            "env_vars: {HF_HUB_OFFLINE: '1'}} (a cluster whose nodes lack the plugins)",
+        )
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+        self._started_here = False
+
+    def _ray(self) -> Any:
+        import ray
+
+        if not ray.is_initialized():
+            p = self.params
+            options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+            if p.runtime_env:
+                options["runtime_env"] = p.runtime_env
+            try:
+                if p.address:
+                    ray.init(address=p.address, **options)
+                else:
+                    ray.init(num_cpus=p.num_cpus, **options)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                where = f"the Ray cluster at {p.address}" if p.address else "a local Ray instance"
+                raise ConfigError(
+                    f"executor ray: could not start or reach {where} ({exc}). Check `address` "
+                    "(--executor-set address=ray://HEAD:10001, or `auto` on a cluster node)"
+                ) from None
+            self._started_here = True
+        return ray
+
+    def map_batches(self, setup: Callable[[], Callable[[list[Any]], list[Any]]],
+                    batches: Sequence[list[Any]]) -> Iterator[list[Any]]:
+        if not batches:
+            return
+        ray = self._ray()
+        rows = ray.data.from_items([{"batch": pickle.dumps(batch)} for batch in batches],
+                                   override_num_blocks=len(batches))
+        results = rows.map_batches(
+            _Worker, fn_constructor_args=(setup,), batch_size=1, batch_format="numpy",
+            concurrency=min(self.params.workers, len(batches)), num_cpus=self.params.cpus_per_worker,
+        )
+        try:
+            for row in results.iter_rows():
+                yield pickle.loads(row["result"])
+        except Exception as exc:  # a worker failed: Ray wraps the cause (RayTaskError, ActorDiedError, ...)
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, CrissRagError):
+                raise cause from None
+            raise ComponentError(
+                f"executor ray: a worker failed ({_root_error(cause or exc)}). The results that came back are kept "
+                "(the embedding cache, the records): run the command again to resume"
+            ) from exc
+
+    def close(self) -> None:
+        if self._started_here:
+            import ray
+
+            ray.shutdown()
+            self._started_here = False
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ERROR_LINE = re.compile(r"^\s*([A-Za-z_.]*(?:Error|Exception)): (.*)$")
+
+
+def _root_error(exc: BaseException) -> str:
+    """The innermost ``SomeError: message`` line of a Ray error (its text embeds the worker's traceback)."""
+    lines = _ANSI.sub("", str(exc)).splitlines()
+    found = [m for line in lines if (m := _ERROR_LINE.match(line))]
+    if found:
+        name, message = found[-1].groups()
+        return f"{name.rsplit('.', 1)[-1]}: {message.strip()[:300]}"
+    return f"{type(exc).__name__}: {' '.join(' '.join(lines).split())[:300]}"
+
+
+class _Worker:
+    """A Ray Data actor: builds the work once, then runs it on each pickled batch."""
+
+    def __init__(self, setup: Callable[[], Callable[[list[Any]], list[Any]]]) -> None:
+        self.work = setup()
+
+    def __call__(self, rows: dict[str, Any]) -> dict[str, list[bytes]]:
+        return {"result": [pickle.dumps(self.work(pickle.loads(blob))) for blob in rows["batch"]]}

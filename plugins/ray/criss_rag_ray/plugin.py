@@ -1,0 +1,12 @@
+"""The ``ray`` plugin: registration only (Ray itself is imported when the executor first runs)."""
+
+from __future__ import annotations
+
+from criss_rag import hookimpl
+
+from criss_rag_ray.executor import RayExecutor
+
+
+@hookimpl
+def register_executors(register):
+    register("ray", RayExecutor)
