@@ -12,9 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from llama_index.core.schema import Document
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from criss_rag.errors import DataError
+
+
+INDEX_FIELDS_HELP = "metadata indexed with the text (embedded and matched by lexical retrievers)"
+
+
+def index_fields_param(description: str = INDEX_FIELDS_HELP) -> Any:
+    """The ``index_fields`` param every loader shares (default: the title is indexed with the text)."""
+    return Field(default_factory=lambda: ["title"], description=description)
 
 
 def read_jsonl(path: Path, what: str = "file") -> Iterator[tuple[int, Any]]:

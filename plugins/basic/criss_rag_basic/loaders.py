@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
-from criss_rag.sources import corpus_file, file_fingerprint, make_document, read_csv, read_records
+from criss_rag.sources import corpus_file, file_fingerprint, index_fields_param, make_document, read_csv, read_records
 
 from criss_rag_basic.html_text import html_to_text
 
@@ -30,10 +30,7 @@ class FieldMapping(BaseModel):
     metadata_fields: list[str] | None = Field(
         None, description="fields kept as metadata (null: every other field whose value is a string, number or boolean)"
     )
-    index_fields: list[str] = Field(
-        default_factory=lambda: ["title"],
-        description="metadata indexed with the text (embedded and matched by lexical retrievers)",
-    )
+    index_fields: list[str] = index_fields_param()
     on_invalid: Literal["error", "skip"] = Field(
         "error",
         description="a record without its id or text field: stop with an error naming the line, or skip it "
@@ -151,10 +148,7 @@ class NccJsonLoader:
         cancers: list[int | str] | None = Field(None, description="keep only these cancer ids")
         languages: list[str] | None = Field(None, description="keep only these languages")
         boilerplate: list[str] | None = Field(None, description="regexes of UI lines to drop")
-        index_fields: list[str] = Field(
-            default_factory=lambda: ["title"],
-            description="metadata indexed with the text (embedded and matched by lexical retrievers)",
-        )
+        index_fields: list[str] = index_fields_param()
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params

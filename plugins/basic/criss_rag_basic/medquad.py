@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
-from criss_rag.sources import make_document, paths_fingerprint
+from criss_rag.sources import index_fields_param, make_document, paths_fingerprint
 
 _BARE_AMPERSAND = re.compile(rb"&(?!#\d+;|#x[0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)")
 
@@ -51,10 +51,9 @@ class MedQuadXmlLoader:
             "id being the file name without .xml (with its subfolders under `path`); "
             "`cgov-` gives the ids of the shared medquad-cancergov JSONL",
         )
-        index_fields: list[str] = Field(
-            default_factory=lambda: ["title"],
-            description="metadata indexed with the text; adding `question` indexes MedQuAD's own question, which "
-            "inflates retrieval scores on MedQuAD's questions",
+        index_fields: list[str] = index_fields_param(
+            "metadata indexed with the text; adding `question` indexes MedQuAD's own question, which "
+            "inflates retrieval scores on MedQuAD's questions"
         )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:

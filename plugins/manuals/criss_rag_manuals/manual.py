@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
-from criss_rag.sources import make_document, paths_fingerprint
+from criss_rag.sources import index_fields_param, make_document, paths_fingerprint
 
 #: A paragraph that starts with one of these begins a rule; the rule keeps what follows it
 #: (its notes, its explanation) until the next rule, table or heading.
@@ -102,10 +102,7 @@ class ManualsParams(BaseModel):
         min_length=1, description="the manuals to load: [{path, name, version, years, doc_id, metadata}]"
     )
     encoding: str = Field("utf-8", description="text encoding of HTML and Markdown files (ignored for PDF)")
-    index_fields: list[str] = Field(
-        default_factory=lambda: ["title"],
-        description="metadata indexed with the text (embedded and matched by lexical retrievers)",
-    )
+    index_fields: list[str] = index_fields_param()
 
 
 class ManualLoader:

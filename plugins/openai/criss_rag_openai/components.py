@@ -8,7 +8,7 @@ every pipeline without these components) do not pay for it. The clients live in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 

@@ -16,7 +16,7 @@ from llama_index.core.schema import Document
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.sources import corpus_file, file_fingerprint, make_document, read_records
+from criss_rag.sources import corpus_file, file_fingerprint, index_fields_param, make_document, read_records
 
 _SCALAR = (str, int, float, bool)
 
@@ -46,9 +46,7 @@ class RegistryJsonlLoader:
         id_field: str = Field("doc_id", description="the field holding the document id (required on every line)")
         title_field: str = Field("title", description="the field holding the title (stored as metadata `title`)")
         text_field: str = Field("text", description="the field holding the text (required on every line)")
-        index_fields: list[str] = Field(
-            default_factory=lambda: ["title"], description="metadata indexed with the text (embedded and matched lexically)"
-        )
+        index_fields: list[str] = index_fields_param()
         list_separator: str | None = Field(
             ", ", description="lists of scalars are joined with this into one string; null drops lists"
         )
