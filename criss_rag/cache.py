@@ -27,10 +27,11 @@ if TYPE_CHECKING:
 
 
 def corpus_version(manifest: Manifest) -> str:
-    """The version of the corpus an index was built from: its corpus fingerprint (a content hash).
+    """The version of the corpus an index holds: ``v<N>:<fingerprint>``, the number each ingest that
+    changes the content counts up, and the content hash of its documents.
 
     The one place that says what "corpus version" means, for the cache scope and ``/health``."""
-    return manifest.corpus_fingerprint
+    return f"v{manifest.corpus_version}:{manifest.corpus_fingerprint}"
 
 
 def scope_for(query: Query, config_hash: str, manifest: Manifest) -> CacheScope:

@@ -59,7 +59,7 @@ def error_of(response: httpx.Response) -> dict:
 def test_health_reports_index_components_and_corpus_version(client, engine):
     health = client.get("/health").json()
     assert health["status"] == "ok" and health["index_loaded"] is True
-    assert health["corpus_version"] == engine.manifest.corpus_fingerprint
+    assert health["corpus_version"] == f"v{engine.corpus_version}:{engine.manifest.corpus_fingerprint}"
     assert health["index_key"] == engine.manifest.key and health["documents"] == 5
     assert health["components"]["retrievers"] == ["bm25"] and health["components"]["generator"] == "extractive"
     assert health["cache"] == "fake-cache"
