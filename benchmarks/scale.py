@@ -100,6 +100,9 @@ class _Vectors:
         embedding.model_name = "synthetic"
         return embedding
 
+    def embed_query(self, text: str, spec: Any = None) -> np.ndarray:
+        return self._queries[text]
+
     def embed_documents(self, texts: Any) -> np.ndarray:
         assert self.corpus is not None and len(texts) == len(self.corpus)
         return self.corpus

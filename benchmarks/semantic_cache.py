@@ -72,7 +72,7 @@ def main() -> None:
             times, answers = timed(cached, [question])
             miss += times
             first += answers
-        cached.cache.cache._vector.cache_clear()  # no remembered question vectors: each hit embeds its question
+        cached.pipeline._query_vectors.clear()  # noqa: SLF001 - no remembered question vectors: each hit embeds its question
         hit, again = timed(cached, questions)
     stored = sum(not a.refused for a in first)
     hits = sum(a.cached is not None for a in again)

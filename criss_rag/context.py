@@ -45,6 +45,12 @@ class ComponentContext:
             return self._pipeline.named("embedding", spec, requested_by=self.stage)
         return self._pipeline.embedding(requested_by=self.stage)
 
+    def embed_query(self, text: str, spec: str | dict[str, Any] | None = None) -> np.ndarray:
+        """The unit-length float32 vector of a question with the pipeline's embedding (or ``spec``).
+        Recent questions' vectors are shared between stages: a dense retriever and an answer cache
+        embed each question once between them. The array is read-only."""
+        return self._pipeline.embed_query(text, spec, requested_by=self.stage)
+
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors of ``texts`` with the pipeline's embedding, through the embedding cache:
         unchanged text is never embedded twice, and an interrupted ingest resumes."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,10 @@ from criss_rag.llama_settings import guard_llama_settings
 from criss_rag.plugins import PluginHost
 
 
+#: question vectors remembered by :meth:`Pipeline.embed_query`
+QUERY_VECTORS_KEPT = 256
+
+
 class Pipeline:
     """Components of one config. ``Engine`` answers with them; ``ingest`` builds the index."""
 
@@ -28,6 +34,8 @@ class Pipeline:
         self._analyzers: dict[str, Any] = {}  # components named inside params, by spec
         self.embedded_last = 0  # texts the last embed_documents() call computed (the rest were cached)
         self.embedded_total = 0  # texts every embed_documents() call so far computed
+        self._query_vectors: OrderedDict[tuple[int, str], Any] = OrderedDict()  # see embed_query()
+        self._query_lock = threading.Lock()
 
     @classmethod
     def from_file(
@@ -96,6 +104,32 @@ class Pipeline:
         self.embedded_last = computed
         self.embedded_total += computed
         return matrix
+
+    def embed_query(self, text: str, spec: str | dict[str, Any] | None = None, *, requested_by: str) -> Any:
+        """The unit-length float32 vector of a question, with the pipeline's embedding (or ``spec``).
+
+        The last few questions' vectors are remembered, so stages that embed the same question (a
+        dense retriever, an answer cache) compute it once. The array is read-only."""
+        import numpy as np
+
+        if spec is not None:
+            embedding = self.named("embedding", spec, requested_by=requested_by)
+        else:
+            embedding = self.embedding(requested_by=requested_by)
+        key = (id(embedding), text)
+        with self._query_lock:
+            if key in self._query_vectors:
+                self._query_vectors.move_to_end(key)
+                return self._query_vectors[key]
+        vector = np.asarray(embedding.get_query_embedding(text), dtype=np.float32)
+        norm = float(np.linalg.norm(vector))
+        vector = vector / norm if norm else vector
+        vector.setflags(write=False)
+        with self._query_lock:
+            self._query_vectors[key] = vector
+            while len(self._query_vectors) > QUERY_VECTORS_KEPT:
+                self._query_vectors.popitem(last=False)
+        return vector
 
     def embedding_model_id(self) -> str:
         """The embedding cache's key for this config's model: what decides the vectors (model,

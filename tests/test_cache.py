@@ -261,3 +261,21 @@ def test_eval_answers_never_answers_from_the_cache(tmp_path):
     rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 2 and all(not row["refused"] for row in rows)
     assert all(stage["stage"] != "cache" for row in rows for stage in row["trace"]["stages"])
+
+
+def test_the_cache_and_the_dense_retriever_embed_each_question_once(root, monkeypatch):
+    from criss_rag.testing import HashEmbedding
+
+    embedded: list[str] = []
+    original = HashEmbedding._get_query_embedding
+    monkeypatch.setattr(HashEmbedding, "_get_query_embedding",
+                        lambda self, query: embedded.append(query) or original(self, query))
+    yaml_text = SEMANTIC_YAML.replace("MAX", "100").replace("embedding: minilm", "embedding: fake-hash").replace(
+        "[{name: bm25, analyzer: standard}]", "[{name: faiss}]")
+    engine = Engine.open(pipeline_from_yaml(yaml_text, root, plugin_host(entry_points=True)), build_if_missing=True)
+    first = engine.ask(RISK)  # a miss: the cache looks up, faiss retrieves, the cache stores
+    assert first.cached is None and first.citations
+    assert embedded == [RISK]
+    assert engine.ask(RISK).cached is not None and embedded == [RISK]  # the hit reuses the remembered vector
+    engine.ask("Which test finds breast cancer early?")
+    assert embedded == [RISK, "Which test finds breast cancer early?"]

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
-from functools import lru_cache
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -55,11 +54,10 @@ class SemanticCache:
 
     def __init__(self, params: Params, ctx) -> None:
         self.params = params
-        self.embed = ctx.embedding(params.embedding)
-        self.model = f"{type(self.embed).__name__}:{getattr(self.embed, 'model_name', '')}"
+        self.ctx = ctx
+        embed = ctx.embedding(params.embedding)
+        self.model = f"{type(embed).__name__}:{getattr(embed, 'model_name', '')}"
         self.file = CacheFile(ctx.resolve_path(params.path), params.max_entries)
-        # a miss embeds the question at lookup and again at store: remember recent vectors
-        self._vector = lru_cache(maxsize=256)(self._embed_question)
 
     def _guard(self, question: str) -> str:
         guard = {}
@@ -69,10 +67,9 @@ class SemanticCache:
             guard["topic"] = _topic(question)
         return json.dumps(guard, ensure_ascii=False, sort_keys=True)
 
-    def _embed_question(self, question: str) -> np.ndarray:
-        vector = np.asarray(self.embed.get_query_embedding(question), dtype=np.float32)
-        norm = float(np.linalg.norm(vector))
-        return vector / norm if norm else vector
+    def _vector(self, question: str) -> np.ndarray:
+        # shared with the dense retriever through the pipeline: each question is embedded once
+        return self.ctx.embed_query(question, self.params.embedding)
 
     def lookup(self, query: Query, scope: CacheScope) -> CacheHit | None:
         ids, matrix = self.file.candidates(scope.key, self.model, self._guard(query.text))

@@ -182,7 +182,7 @@ class FaissDense:
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
         if self._store is None or self._docstore is None:
             raise RuntimeError("FAISS index not loaded; call load() first")
-        vector = normalise([self.embedding.get_query_embedding(query.search_text)])[0]
+        vector = self.ctx.embed_query(query.search_text)  # unit length; shared with an answer cache
         result = self._store.query(VectorStoreQuery(query_embedding=vector.tolist(), similarity_top_k=top_k))
         return [  # (FaissVectorStore.query already drops the -1 padding of approximate indexes)
             NodeWithScore(node=self._docstore.get_node(self._ids[int(i)]), score=float(s))
