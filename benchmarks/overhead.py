@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -71,7 +72,7 @@ def raw_paths(engine: Engine, pipeline: Pipeline) -> tuple[Any, Any]:
     bm25_cc, faiss_cc = labels["bm25"], labels["faiss"]
     directory = engine.index_dir / "retrievers"
     index = faiss.read_index(str(directory / faiss_cc.label / "vectors.faiss"))
-    ids = json.loads((directory / faiss_cc.label / "node_ids.json").read_text())["node_ids"]
+    ids = faiss_node_ids(directory / faiss_cc.label)
     bm25 = bm25s.BM25.load(str(directory / bm25_cc.label), load_corpus=True)
     bm25_ids = [doc["node_id"] for doc in bm25.corpus]
     bm25.corpus = None  # answer with row numbers, not corpus records
@@ -85,7 +86,7 @@ def raw_paths(engine: Engine, pipeline: Pipeline) -> tuple[Any, Any]:
     def dense(question: str) -> list[tuple[str, float]]:
         vector = embedding.model.encode([question], normalize_embeddings=True, convert_to_numpy=True)
         scores, found = index.search(np.asarray(vector, dtype="float32"), TOP_K)
-        return [(ids[i], float(s)) for i, s in zip(found[0], scores[0], strict=True) if i >= 0]
+        return [(ids[int(i)], float(s)) for i, s in zip(found[0], scores[0], strict=True) if i >= 0]
 
     def lexical(question: str) -> list[tuple[str, float]]:
         terms = analyzer.analyze(question)
@@ -108,6 +109,11 @@ def raw_paths(engine: Engine, pipeline: Pipeline) -> tuple[Any, Any]:
     return fused, dense_nodes
 
 
+def faiss_node_ids(directory: Path) -> dict[int, str]:
+    """The faiss retriever's id map (``node_ids.json``: chunk id -> the vector's 64-bit faiss id), inverted."""
+    return {int(faiss_id): node_id for node_id, faiss_id in json.loads((directory / "node_ids.json").read_text())["ids"].items()}
+
+
 def llama_index_dense(engine: Engine, pipeline: Pipeline) -> Any:
     """LlamaIndex's own retriever path over the same FAISS file and docstore."""
     from llama_index.core import StorageContext, VectorStoreIndex
@@ -118,10 +124,9 @@ def llama_index_dense(engine: Engine, pipeline: Pipeline) -> Any:
     directory = engine.index_dir / "retrievers" / "faiss"
     store = FaissVectorStore.from_persist_path(str(directory / "vectors.faiss"))
     docstore = SimpleDocumentStore.from_persist_path(str(engine.index_dir / "docstore.json"))
-    ids = json.loads((directory / "node_ids.json").read_text())["node_ids"]
     struct = IndexDict()
-    for position, node_id in enumerate(ids):  # FaissVectorStore answers with row positions
-        struct.nodes_dict[str(position)] = node_id
+    for faiss_id, node_id in faiss_node_ids(directory).items():  # FaissVectorStore answers with faiss ids
+        struct.nodes_dict[str(faiss_id)] = node_id
     index = VectorStoreIndex(index_struct=struct, storage_context=StorageContext.from_defaults(
         vector_store=store, docstore=docstore), embed_model=pipeline.embedding(requested_by="benchmark"))
     retriever = index.as_retriever(similarity_top_k=TOP_K)
