@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# models and native analyzers that cost seconds and hundreds of MB to import
+# models, native analyzers and LLM client SDKs that cost seconds (or tenths) and MBs to import
 HEAVY = ["torch", "sentence_transformers", "transformers", "MeCab", "fugashi", "kiwipiepy", "jieba", "faiss",
-         "sklearn", "fastapi"]
+         "sklearn", "fastapi", "ollama", "openai"]
 PROBE = """
 import json, sys
 from criss_rag.cli import main

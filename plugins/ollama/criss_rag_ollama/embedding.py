@@ -11,12 +11,8 @@ from typing import Any, TypeVar
 
 from llama_index.core.bridge.pydantic import PrivateAttr
 from llama_index.embeddings.ollama import OllamaEmbedding
-from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from criss_rag.config.model import NOT_IN_INDEX_KEY
-from criss_rag.context import ComponentContext
 from criss_rag_ollama.errors import Endpoint, acall_with_retries, call_with_retries
-from criss_rag_ollama.llm import DEFAULT_BASE_URL, check_base_url
 
 T = TypeVar("T")
 
@@ -55,34 +51,3 @@ class GuardedOllamaEmbedding(OllamaEmbedding):
     async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
         parent = super()._aget_text_embeddings
         return await acall_with_retries(lambda: parent(texts), self._ep())
-
-
-class OllamaEmbeddingParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    model: str = Field(description="an Ollama embedding model tag, e.g. nomic-embed-text or bge-m3")
-    base_url: str = Field(DEFAULT_BASE_URL, description="the Ollama server's address, without a path")
-    batch_size: int = Field(10, ge=1, le=2048, description="texts per /api/embed request", json_schema_extra=NOT_IN_INDEX_KEY)
-    request_timeout: float = Field(120.0, gt=0, description="seconds to wait for each HTTP request", json_schema_extra=NOT_IN_INDEX_KEY)
-    max_retries: int = Field(2, ge=0, description="retries after HTTP 408/409/429/5xx, connection errors and timeouts", json_schema_extra=NOT_IN_INDEX_KEY)
-    retry_backoff: float = Field(0.5, ge=0.0, description="seconds before the first retry; the wait doubles after "
-                                                          "each retry (at most 30 s)", json_schema_extra=NOT_IN_INDEX_KEY)
-
-    @field_validator("base_url")
-    @classmethod
-    def check_url(cls, value: str) -> str:
-        return check_base_url(value)
-
-
-def ollama_embedding(params: OllamaEmbeddingParams, ctx: ComponentContext) -> GuardedOllamaEmbedding:
-    """An embedding model served by Ollama (local by default), with retries and clear errors."""
-    embedding = GuardedOllamaEmbedding(model_name=params.model, base_url=params.base_url,
-                                       embed_batch_size=params.batch_size,
-                                       client_kwargs={"timeout": params.request_timeout})
-    stage = getattr(ctx, "stage", None) or "embedding"
-    embedding._endpoint = Endpoint(where=f"{stage} (ollama, model {params.model!r})", url=params.base_url,
-                                   model=params.model, timeout=params.request_timeout,
-                                   max_retries=params.max_retries, retry_backoff=params.retry_backoff)
-    return embedding
-
-
-ollama_embedding.Params = OllamaEmbeddingParams  # type: ignore[attr-defined]

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from criss_rag import hookimpl
 
-from criss_rag_ollama.embedding import ollama_embedding
-from criss_rag_ollama.llm import ollama_llm
+from criss_rag_ollama.components import ollama_embedding, ollama_llm
 
 
 @hookimpl
