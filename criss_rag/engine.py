@@ -133,7 +133,9 @@ class Engine:
             started = time.perf_counter()
             found = self.pipeline.call(cc.stage, cc.name, retriever.retrieve, query, cc.options["top_k"])
             ranked[cc.label] = [Hit(node, {cc.label: float(node.score or 0.0)}) for node in found]
-            trace.stages.append(_stage(stage, cc.name, 0, ranked[cc.label], started))
+            explain = getattr(retriever, "trace_notes", None)  # optional: e.g. a filter pushed to a database
+            notes = dict(self.pipeline.call(cc.stage, cc.name, explain, query)) if callable(explain) else None
+            trace.stages.append(_stage(stage, cc.name, 0, ranked[cc.label], started, notes=notes))
         fusion_cc = self.pipeline.config.one("fusion")
         if fusion_cc is None:
             return next(iter(ranked.values()), [])

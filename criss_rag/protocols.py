@@ -73,6 +73,10 @@ class Retriever(Protocol):
     Return ``False`` to ask for a whole ``build`` instead (set ``rebuild_reason`` to say why).
     A retriever without ``update`` is rebuilt whole from every chunk on each changed ingest; the
     ingest summary names it.
+
+    Optional: ``trace_notes(query) -> Mapping[str, Any]``, what the trace should show about how
+    this retriever searched for ``query`` (e.g. the filter expression it pushed down to a
+    database); the engine adds it to the retrieve stage's ``notes``.
     """
 
     def build(self, nodes: Sequence[BaseNode], directory: Path) -> None: ...

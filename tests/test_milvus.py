@@ -99,6 +99,14 @@ def test_year_filter_runs_in_the_database_and_still_fills_top_k(engine):
     assert ids(hits)[0] == "lung-3.0"
 
 
+def test_the_trace_shows_the_expression_pushed_down(engine):
+    traced = engine.ask("lung staging rule tumor latest edition", filters={"diagnosis_year": "2019"}).trace
+    stage = next(s for s in traced.stages if s.stage == "retrieve:milvus")
+    assert stage.notes["pushed_down"] == "(f0_start == -1 or (f0_start <= 2019 and f0_end >= 2019))"
+    plain = engine.ask("lung staging rule tumor latest edition").trace
+    assert "pushed_down" not in next(s for s in plain.stages if s.stage == "retrieve:milvus").notes
+
+
 def test_open_ended_range_and_the_first_year_of_a_range(engine):
     r = retriever(engine)
     late = r.retrieve(Query("breast staging", filters={"diagnosis_year": 2031}), 20)

@@ -210,6 +210,11 @@ class MilvusDense:
         """The boolean expression Milvus filters with for this query ("" = no filter)."""
         return combined_expression(self.columns, query.filters)
 
+    def trace_notes(self, query: Query) -> dict[str, str]:
+        """The trace shows the expression Milvus filtered with (none when no filter applied)."""
+        expression = self.expression(query)
+        return {"pushed_down": expression} if expression else {}
+
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
         if self._client is None or self._docstore is None:
             raise RuntimeError("milvus index not loaded; call load() first")
