@@ -14,7 +14,7 @@ Memory: ``--serve`` runs in a fresh process that only loads one built index with
 retriever (optionally memory-mapped) and queries it, then prints its peak RSS.
 
     python benchmarks/scale.py                       # 10k and 100k, every index type
-    python benchmarks/scale.py --sizes 1000000 --types flat ivf-pq ivf-pq/pq_m=192 --lexical
+    python benchmarks/scale.py --sizes 1000000 --types flat ivf-pq/pq_m=48 ivf-pq --lexical
         # 1M; HNSW at 1M (--types hnsw) takes long to build on 2 cores; TYPE/KEY=VALUE sets params
     python benchmarks/scale.py --lexical 10000 100000 --sizes        # bm25 only
 """
@@ -281,7 +281,7 @@ def serve_rows(workdir: Path, sizes: list[int], types: list[str], n_queries: int
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000], help="dense corpus sizes")
-    parser.add_argument("--types", nargs="*", default=["flat", "hnsw", "ivf", "ivf-pq", "ivf-pq/pq_m=192"],
+    parser.add_argument("--types", nargs="*", default=["flat", "hnsw", "ivf", "ivf-pq/pq_m=48", "ivf-pq"],
                         help="index types, optionally with faiss retriever params: ivf-pq/pq_m=192,nprobe=32")
     parser.add_argument("--lexical", type=int, nargs="*", default=[10_000, 100_000], help="bm25 corpus sizes")
     parser.add_argument("--queries", type=int, default=200)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from criss_rag.engine import Engine
@@ -97,3 +99,23 @@ def test_embedding_failure_names_the_stage(tmp_path, host, monkeypatch):
     pipeline = pipeline_from_yaml(YAML.replace("INDEX", "flat"), tmp_path, host)
     with pytest.raises(ComponentError, match=r"stage retrievers\[0\]: component 'faiss' failed: RuntimeError: embedding server exploded"):
         ingest(pipeline)
+
+
+def test_ivf_pq_on_too_few_chunks_says_what_to_use_instead(tmp_path, host):
+    pipeline = pipeline_from_yaml(YAML.replace("INDEX", "ivf-pq, pq_bits: 8"), tmp_path, host)
+    with pytest.raises(ConfigError, match="12 chunks are too few to train 256 codes.*use index_type: flat"):
+        ingest(pipeline)
+
+
+def test_ivf_pq_uses_half_the_dimension_as_sub_quantizers_by_default(tmp_path, host):
+    import faiss
+
+    many = [{"doc_id": f"d{i}", "text": f"Note {i} on cancer care."} for i in range(20)]
+    many.append({"doc_id": "breast", "text": "Mammography screening finds breast cancer early."})
+    pipeline = pipeline_from_yaml(YAML.replace("INDEX", "ivf-pq, pq_bits: 4").replace(
+        "{name: fake-loader}", "{name: fake-loader, documents: " + json.dumps(many) + "}"), tmp_path, host)
+    ingest(pipeline)
+    engine = Engine.open(pipeline)
+    index = faiss.read_index(str(engine.index_dir / "retrievers" / "faiss" / "vectors.faiss"))
+    assert faiss.downcast_index(faiss.extract_index_ivf(index)).pq.M == 32  # fake-hash vectors have 64 dimensions
+    assert engine.retrieve(Query("Mammography screening finds breast cancer early"))[0].doc_id == "breast"
