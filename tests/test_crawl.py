@@ -518,6 +518,21 @@ def test_reviewed_rows_become_documents_from_the_cache(reviewed, site, tmp_path)
     assert f"rows: not reviewed (`keep` is empty): {site.url}/guide/toc.html, {site.url}/guide/old-cq4.html, " in result.output
 
 
+def test_pages_fetched_for_a_review_are_added_to_the_page_cache(reviewed, site, tmp_path):
+    sheet = tmp_path / "urls.xlsx"  # the reviewed sheet without its page cache: kept pages are fetched
+    sheet.write_bytes(reviewed.read_bytes())
+    first, again = tmp_path / "first.jsonl", tmp_path / "again.jsonl"
+    result = run_cli("crawl", "--reviewed", str(sheet), "--out", str(first), "--quiet", *cli_settings()[:-1])
+    assert result.exit_code == 0, result.output
+    assert "(0 from the page cache, 5 fetched)" in result.output  # 4 pages + the slow one, which fails
+    cached = {json.loads(line)["url"] for line in (tmp_path / "urls.pages.jsonl").read_text(encoding="utf-8").splitlines()}
+    assert {u.removeprefix(site.url) for u in cached} == {"/guide/cq1.html", "/guide/cq2.html", "/guide/cq3", "/guide/sjis.html"}
+    result = run_cli("crawl", "--reviewed", str(sheet), "--out", str(again), "--offline", "--quiet")
+    assert result.exit_code == 0, result.output
+    texts = lambda path: sorted((d["url"], d["text"]) for d in map(json.loads, path.read_text(encoding="utf-8").splitlines()))
+    assert texts(again) == texts(first)
+
+
 def test_reviewed_language_filter_and_offline(reviewed, site, tmp_path):
     corpus = tmp_path / "corpus.jsonl"
     result = run_cli("crawl", "--reviewed", str(reviewed), "--out", str(corpus), "--offline", "--quiet",

@@ -103,6 +103,7 @@ class ReviewedPages:
             if page is None:
                 self.skipped.append((url, why))
                 return None
+            cache.put(url, page["final_url"], page["charset"], page["html"])  # the next run reads it offline
         record = self._record(url, row, page, source)
         if not record["text"].strip():
             self.skipped.append((url, "kept, but no text is left (after the language filter, if any)"))
