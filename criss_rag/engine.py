@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from criss_rag.cache import corpus_version as corpus_version_text
 from criss_rag.cache import open_cache
 from criss_rag.chunk_store import ChunkStore
 from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError
@@ -90,8 +91,7 @@ class Engine:
         """``<index key>:v<corpus version>:<corpus fingerprint>``: changes whenever the content this
         engine answers from changes, even if the index folder is deleted and rebuilt, so it can key
         caches of answers."""
-        m = self.manifest
-        return f"{m.key}:v{m.corpus_version}:{m.corpus_fingerprint}"
+        return f"{self.manifest.key}:{corpus_version_text(self.manifest)}"
 
     # -- retrieval ------------------------------------------------------------------------------
     def retrieve(self, query: Query, trace: Trace | None = None) -> list[Hit]:
