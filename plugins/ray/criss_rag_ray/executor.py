@@ -31,7 +31,8 @@ class RayExecutor:
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         address: str | None = Field(
-            None, description="null = start Ray on this machine; `auto` = the cluster this machine is a node of; "
+            None, description="null = start Ray on this machine (loopback only); `HEAD:6379` = join that cluster "
+            "(its token in RAY_AUTH_MODE=token + RAY_AUTH_TOKEN_PATH); `auto` = the cluster this machine is a node of; "
             "`ray://head:10001` = a remote cluster through Ray Client",
         )
         workers: int = Field(2, ge=1, description="actors working at once; each builds the component once")
