@@ -6,7 +6,7 @@ on a Ray cluster of 1 vs 2 nodes, all on this machine.
    (criss_rag_milvus.standalone: its own process, gRPC over 127.0.0.1; FLAT and HNSW collections),
    unfiltered and with a pushed-down `year >= 2020` filter. Side by side, interleaved repeats:
    p50/p95 ms per query, recall@10 against exact search (numpy over the same filter), and memory:
-   this process's RSS growth for each FAISS index, the server process's RSS.
+   each FAISS index's size, this process's RSS, the server process's RSS.
 2. ``ray``: the first N notes of ../shared/data/registry (one chunk each), all-MiniLM-L6-v2, a flat
    FAISS index: `criss-rag ingest --executor ray --executor-set address=...` against a Ray cluster
    of 1 node and of 2 nodes (criss_rag_ray.local_cluster: 1 CPU each), and a local ingest, each
@@ -76,16 +76,14 @@ def bench_milvus(args: argparse.Namespace) -> None:
     masked[:, ~recent] = -np.inf
     exact_recent = np.argsort(-masked, axis=1)[:, :10]
 
-    before = current_rss_mb()
     flat = faiss.IndexFlatIP(DIM)
     flat.add(vectors)
-    flat_mb = current_rss_mb() - before
-    before = current_rss_mb()
     hnsw = faiss.IndexHNSWFlat(DIM, 16, faiss.METRIC_INNER_PRODUCT)
     hnsw.hnsw.efConstruction = 200
     hnsw.add(vectors)
     hnsw.hnsw.efSearch = 64
-    hnsw_mb = current_rss_mb() - before
+    flat_mb, hnsw_mb = (faiss.serialize_index(index).nbytes / 2**20 for index in (flat, hnsw))
+    del masked
 
     shutil.rmtree(WORK / "milvus", ignore_errors=True)
     server = StandaloneMilvus(WORK / "milvus")
@@ -135,16 +133,17 @@ def bench_milvus(args: argparse.Namespace) -> None:
             truth = exact_recent if "pushed down" in name else exact
             found = [list(call(i)) for i in inputs]
             recall = np.mean([len(set(map(int, f)) & set(map(int, t))) / 10 for f, t in zip(found, truth, strict=True)])
-            memory = {"faiss flat (in process)": f"+{flat_mb:.0f} (this process)",
-                      "faiss HNSW M16 ef64 (in process)": f"+{hnsw_mb:.0f} (this process)"}.get(
-                name, f"{loaded_mb:.0f} (server, both collections)")
+            memory = {"faiss flat (in process)": f"index {flat_mb:.0f}",
+                      "faiss HNSW M16 ef64 (in process)": f"index {hnsw_mb:.0f}"}.get(
+                name, f"server process {loaded_mb:.0f} (both collections)")
             rows.append([name, median_of(results[name], "p50"), median_of(results[name], "p95"), f"{recall:.3f}", memory])
     finally:
         client.close()
         server.stop()
     print(f"\n{args.vectors} clustered {DIM}-d vectors, {args.queries} queries x {args.repeats} repeats, top 10, one "
           f"query at a time (FAISS on 1 thread); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs\n")
-    print(table(["path", "p50 ms", "p95 ms", "recall@10 vs exact", "RSS MB"], rows))
+    print(table(["path", "p50 ms", "p95 ms", "recall@10 vs exact", "memory MB"], rows))
+    print(f"\nthis process (both FAISS indexes, the vectors, the queries, pymilvus): RSS {current_rss_mb():.0f} MB")
     print(f"\nmilvus server RSS: {idle_mb:.0f} MB started and empty, {loaded_mb:.0f} MB with both collections loaded; "
           f"insert + flush + index + load: FLAT {inserts['flat']:.1f} s, HNSW {inserts['hnsw']:.1f} s")
 
