@@ -93,8 +93,10 @@ class RayExecutor:
                                    override_num_blocks=len(batches))
         results = rows.map_batches(
             _Worker, fn_constructor_args=(setup,), batch_size=1, batch_format="numpy",
-            concurrency=min(self.params.workers, len(batches)), num_cpus=self.params.cpus_per_worker,
-            max_restarts=self.params.max_restarts,
+            # one batch at a time per worker: a batch goes to whichever worker is free, on any node
+            # (more in flight would queue them on the workers next to the data, the driver's node)
+            compute=ray.data.ActorPoolStrategy(size=min(self.params.workers, len(batches)), max_tasks_in_flight_per_actor=1),
+            num_cpus=self.params.cpus_per_worker, max_restarts=self.params.max_restarts,
         )
         try:
             for row in results.iter_rows():
