@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,7 @@ def server(tmp_path_factory):
     milvus.start()
     yield milvus
     milvus.stop()
+    shutil.rmtree(milvus.data_dir, ignore_errors=True)  # ~450 MB: the unpacked binaries, etcd and rocksmq files
 
 
 @pytest.fixture(scope="module")
