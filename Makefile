@@ -25,8 +25,10 @@ $(INSTALLED): pyproject.toml $(PLUGINS) | $(PY)
 	$(PIP) install --quiet -e . $(addprefix -e ,$(dir $(PLUGINS)))
 	touch $@
 
+# plugins/milvus[server]: PyPI's `milvus`, the real Milvus server tests/test_milvus_server.py starts
 $(TEST_INSTALLED): $(INSTALLED) $(HEAVY_PLUGINS) tests/plugins/titleboost/pyproject.toml examples/criss-rag-example-plugin/pyproject.toml
 	$(PIP) install --quiet -e '.[test,eval]' -e tests/plugins/titleboost -e examples/criss-rag-example-plugin $(addprefix -e ,$(dir $(HEAVY_PLUGINS)))
+	$(PIP) install --quiet -e 'plugins/milvus[server]'
 	touch $@
 
 demo: $(INSTALLED)
