@@ -17,7 +17,7 @@ from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
-from criss_rag.testing_servers import OpenAIStubServer, RecordedRequest
+from criss_rag.testing.servers import OpenAIStubServer, RecordedRequest
 from criss_rag.types import AnswerEvent, TokenEvent
 
 CORPUS = [

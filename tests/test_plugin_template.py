@@ -181,7 +181,7 @@ def test_a_bad_name_stops_generation(tmp_path, capfd, plugin_name, problem):
 def test_the_testing_page_covers_the_kit():
     text = (ROOT / "docs" / "testing-your-plugin.md").read_text(encoding="utf-8")
     import criss_rag.testing as kit
-    import criss_rag.testing_servers as servers
+    import criss_rag.testing.servers as servers
 
     named = ["plugin_host", "registered_plugin", "pipeline_from_yaml", "run_pipeline", "FAKE_PIPELINE_YAML",
              "TINY_CORPUS", "FakeLLM", "CRISS_RAG_STRICT_PLUGINS", "OpenAIStubServer", "OllamaStubServer",

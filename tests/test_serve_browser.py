@@ -139,7 +139,7 @@ def test_a_cached_answer_is_marked(page):
 
 
 def test_a_streamed_llm_answer_in_japanese(browser, tmp_path):
-    from criss_rag.testing_servers import OpenAIStubServer
+    from criss_rag.testing.servers import OpenAIStubServer
 
     reply = "肺がんは喫煙と強く関係しています [1]。長引くせきは症状のことがあります [1]。"
     with OpenAIStubServer(reply=reply) as llm:
