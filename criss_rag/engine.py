@@ -16,7 +16,7 @@ from criss_rag.cache import open_cache
 from criss_rag.chunk_store import ChunkStore
 from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError
 from criss_rag.index_store import Manifest
-from criss_rag.ingest import DOCSTORE, ingest, open_index
+from criss_rag.indexing import DOCSTORE, ingest, open_index
 from criss_rag.pipeline import Pipeline
 from criss_rag.support import LexicalSupport, unchecked_sentences
 from criss_rag.text import detect_language

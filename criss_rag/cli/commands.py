@@ -15,7 +15,7 @@ from criss_rag.cli.experiment_commands import add_experiment_commands
 from criss_rag.cli.render import render_answer, render_plan, render_plugins, render_trace
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError
-from criss_rag.ingest import ingest as run_ingest
+from criss_rag.indexing import ingest as run_ingest
 from criss_rag.pipeline import Pipeline
 
 CONFIG = click.argument("config", type=click.Path(dir_okay=False, path_type=Path))

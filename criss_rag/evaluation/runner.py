@@ -364,7 +364,7 @@ def _index_doc_ids(engine: Any) -> set[str]:
     """Ids of the documents in the variant's index: evidence 'verified' means its doc_id is one."""
     from llama_index.core.storage.docstore import SimpleDocumentStore
 
-    from criss_rag.ingest import DOCSTORE
+    from criss_rag.indexing import DOCSTORE
 
     if engine.index_dir is None:
         return set()
