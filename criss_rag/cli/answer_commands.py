@@ -126,15 +126,15 @@ def eval_answers(ctx: click.Context, config: Path, questions: Path, corpus: Path
     """Answer every question with the full pipeline; the last line is `answered=N refused=N n=N`."""
     from tqdm import tqdm
 
-    from criss_rag.cli.commands import _corpus_overrides, _pipeline
+    from criss_rag.cli.context import corpus_overrides, pipeline_from
     from criss_rag.engine import Engine
     from criss_rag.evaluation.retrieval import read_questions
 
-    overrides = overrides + _corpus_overrides(ctx, config, corpus, loader)
+    overrides = overrides + corpus_overrides(ctx, config, corpus, loader)
     from criss_rag.evaluation.experiment import without_cache
     from criss_rag.pipeline import Pipeline
 
-    pipeline = _pipeline(ctx, config, overrides, progress=True)
+    pipeline = pipeline_from(ctx, config, overrides, progress=True)
     # an evaluation answers every question afresh: a cached answer would replay an earlier run
     engine = Engine.open(Pipeline(without_cache(pipeline.config), pipeline.host, show_progress=True), build_if_missing=True)
     records = list(read_questions(questions))

@@ -10,13 +10,13 @@ from typing import Any
 import click
 
 from criss_rag.cli.answer_commands import eval_answers
-from criss_rag.cli.context import host_from
+from criss_rag.cli.context import corpus_overrides, host_from
+from criss_rag.cli.context import pipeline_from as _pipeline
 from criss_rag.cli.experiment_commands import add_experiment_commands
 from criss_rag.cli.render import render_answer, render_plan, render_plugins, render_trace
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError
 from criss_rag.indexing import ingest as run_ingest
-from criss_rag.pipeline import Pipeline
 
 CONFIG = click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
 EXECUTOR = click.option("--executor", default="local", show_default=True, metavar="NAME",
@@ -25,10 +25,6 @@ EXECUTOR_SET = click.option("--executor-set", "executor_settings", multiple=True
                             help="A setting of the executor, e.g. --executor-set address=ray://head:10001 (repeatable).")
 SET = click.option("--set", "overrides", multiple=True, metavar="KEY.PATH=VALUE",
                    help="Override a config value, e.g. --set retrievers.bm25.top_k=8 (repeatable).")
-
-
-def _pipeline(ctx: click.Context, config: Path, overrides: tuple[str, ...], progress: bool = False) -> Pipeline:
-    return Pipeline.from_file(config, host_from(ctx), overrides, show_progress=progress)
 
 
 @click.command()
@@ -208,7 +204,7 @@ def eval_retrieval(ctx: click.Context, config: Path, questions: Path, corpus: Pa
 
     from criss_rag.evaluation.retrieval import evaluate_question, read_questions, summarise
 
-    overrides = overrides + _corpus_overrides(ctx, config, corpus, loader)
+    overrides = overrides + corpus_overrides(ctx, config, corpus, loader)
     pipeline = _pipeline(ctx, config, overrides, progress=True)
     engine = Engine.open(pipeline, build_if_missing=True)
     records = list(read_questions(questions))
@@ -226,28 +222,6 @@ def eval_retrieval(ctx: click.Context, config: Path, questions: Path, corpus: Pa
     summary = summarise(results, k)
     click.echo(summary.latency_line())
     click.echo(summary.line())
-
-
-def _corpus_overrides(ctx: click.Context, config: Path, corpus: Path | None, loader: str | None) -> tuple[str, ...]:
-    """``--set`` items that point the loader at ``corpus``, keeping the config's loader when it
-    reads that file type, else taking the registered loader that declares the suffix."""
-    if corpus is None:
-        return ()
-    registry = host_from(ctx).registry
-    if loader is None:
-        current = _pipeline(ctx, config, ()).config.one("loader")
-        if corpus.suffix in getattr(current.spec.factory, "suffixes", ()):
-            loader = current.name
-        else:
-            matches = [s.name for s in registry.specs("loader") if corpus.suffix in getattr(s.factory, "suffixes", ())]
-            if len(matches) != 1:
-                raise ConfigError(
-                    f"--corpus {corpus}: cannot tell which loader reads {corpus.suffix!r} files "
-                    f"(candidates: {', '.join(matches) or 'none'}); pass --loader NAME"
-                )
-            loader = matches[0]
-        click.echo(f"corpus: {corpus} (loader {loader})", err=True)
-    return (f"loader={{name: {loader}, path: {json.dumps(str(corpus.resolve()))}}}",)
 
 
 add_experiment_commands(eval_group)  # eval run, eval report, eval review-sheet

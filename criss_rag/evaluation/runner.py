@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from criss_rag import __version__
+from criss_rag.version import __version__
 from criss_rag.config.model import stable_hash
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, CrissRagError
