@@ -143,9 +143,17 @@ def plugins(ctx: click.Context, as_json: bool, show_all: bool, hook: str | None)
 @SET
 @click.pass_context
 def validate(ctx: click.Context, config: Path, overrides: tuple[str, ...]) -> None:
-    """Check CONFIG: every component registered, every key known, every env var set."""
+    """Check CONFIG without reading the corpus: every component registered, every key known, every
+    env var set, and every component started (so what ingest would reject, e.g. a dense retriever
+    with no embedding, fails here). Starting loads no model and calls no service."""
     pipeline = _pipeline(ctx, config, overrides)
-    click.echo(f"ok: {config} (pipeline {pipeline.config.name!r}, config hash {pipeline.config.config_hash()})")
+    started = 0
+    for cc in pipeline.config.all_components():
+        if cc.stage != "cache":  # a cache opens its store file when it starts: validate writes nothing
+            pipeline.build(cc)
+            started += 1
+    click.echo(f"ok: {config} (pipeline {pipeline.config.name!r}, config hash {pipeline.config.config_hash()}, "
+               f"{started} components started)")
 
 
 @click.command()
