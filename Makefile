@@ -32,13 +32,17 @@ $(TEST_INSTALLED): $(INSTALLED) $(HEAVY_PLUGINS) tests/plugins/titleboost/pyproj
 demo: $(INSTALLED)
 	$(VENV)/bin/criss-rag demo
 
-# The browser test (tests/test_serve_browser.py) drives Debian's headless Chromium and its driver;
-# installed only when missing (never a browser download of its own).
+# The browser test (tests/test_serve_browser.py) drives Debian's headless Chromium and its driver,
+# and checks Korean and Japanese are drawn with a CJK font (Debian's fonts-noto-cjk); installed only
+# when missing (never a browser download of its own).
 CHROMIUM := /usr/bin/chromium
+CJK_FONT := /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc
 $(CHROMIUM):
 	apt-get install -y chromium chromium-driver || (apt-get update && apt-get install -y chromium chromium-driver)
+$(CJK_FONT):
+	apt-get install -y fonts-noto-cjk || (apt-get update && apt-get install -y fonts-noto-cjk)
 
-test: $(TEST_INSTALLED) $(CHROMIUM)
+test: $(TEST_INSTALLED) $(CHROMIUM) $(CJK_FONT)
 	CRISS_RAG_STRICT_PLUGINS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest
 
 clean:
