@@ -300,3 +300,12 @@ def test_every_python_block_runs(page, n, monkeypatch, request):
     monkeypatch.chdir(request.getfixturevalue("examples_copy") if page.name in SANDBOXED else DOCS.parent)
     code = python_blocks(page.read_text(encoding="utf-8"))[n - 1]
     exec(compile(code, f"{page.name} python block {n}", "exec"), {"__name__": f"doc_block_{n}"})
+
+
+def test_the_tutorial_plugin_tests_are_the_ones_in_the_repository():
+    """docs/writing-a-plugin.md shows the titleboost plugin's tests; the suite runs the same file."""
+    text = read_doc("writing-a-plugin.md")
+    shown = next(block for block in python_blocks(text) if "def test_title_match_moves_up" in block)
+    kept = (ROOT / "tests" / "plugins" / "titleboost" / "tests" / "test_titleboost.py").read_text(encoding="utf-8")
+    assert kept.split('"""\n\n', 1)[1] == shown
+    assert "tests/plugins/titleboost/tests/test_titleboost.py" in text
