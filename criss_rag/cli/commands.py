@@ -110,12 +110,20 @@ def chat(ctx: click.Context, config: Path, overrides: tuple[str, ...], session_f
 @click.option("--all", "show_all", is_flag=True,
               help="Also list plugins left out by CRISS_RAG_LOAD_PLUGINS, and each component's summary.")
 @click.option("--hook", "hook", default=None, metavar="NAME", help="Only plugins implementing this hook.")
+@click.option("--params", "params_of", default=None, metavar="[KIND:]NAME",
+              help="The parameters of component NAME (type, default, description), e.g. --params bm25.")
 @click.pass_context
-def plugins(ctx: click.Context, as_json: bool, show_all: bool, hook: str | None) -> None:
+def plugins(ctx: click.Context, as_json: bool, show_all: bool, hook: str | None, params_of: str | None) -> None:
     """List installed plugins: name, version, components registered, hooks; and failures."""
     from criss_rag import hookspecs
 
     host = host_from(ctx)
+    if params_of is not None:
+        from criss_rag.cli.params import component_params, render_params
+
+        described = component_params(host.registry, params_of)
+        click.echo(json.dumps(described, indent=2, ensure_ascii=False) if as_json else render_params(described))
+        return
     hooks = sorted(name for name in dir(hookspecs) if name.startswith("register_") and callable(getattr(hookspecs, name)))
     if hook is not None and hook not in hooks:
         raise ConfigError(f"--hook {hook!r}: no such hook. Hooks: {', '.join(hooks)}")
