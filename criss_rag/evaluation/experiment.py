@@ -375,4 +375,21 @@ def _evaluators(items: list[Any], key: str, kind: str, registry: Registry, raw: 
             )
         labels.append(tag)
         out.append(Evaluator(label, cc))
+    _check_outputs(out, key, where)
     return out
+
+
+def _check_outputs(evaluators: list[Evaluator], key: str, where: Any) -> None:
+    """Two unlabelled evaluators whose factories declare the same value name (``outputs``) would
+    overwrite each other's values: refuse the experiment now, not after the run started."""
+    producer: dict[str, tuple[int, str]] = {}
+    for i, evaluator in enumerate(evaluators):
+        if evaluator.label:
+            continue  # its values are reported as LABEL.value
+        for value in getattr(evaluator.cc.spec.factory, "outputs", ()) or ():
+            if value in producer:
+                first, name = producer[value]
+                raise ConfigError(
+                    f"{where((key, i))}: {key}[{first}] {name!r} and {key}[{i}] {evaluator.cc.name!r} both return "
+                    f"{value!r}; give one of them a `label:` (its values are then reported as LABEL.{value})")
+            producer[value] = (i, evaluator.cc.name)
