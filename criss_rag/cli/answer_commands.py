@@ -64,12 +64,17 @@ def run_chat(engine: Any, session_file: Path | None, filters: dict[str, Any], st
     how = f"llms.{session.settings.condense_llm}" if session.settings.condense_llm else "the offline heuristic"
     click.echo(f"criss-rag chat: {engine.pipeline.config.name} ({engine.manifest.chunks} chunks); follow-ups are "
                f"condensed by {how}. Type `exit` to leave.")
+    interactive = sys.stdin.isatty()
     while True:
         try:
-            message = input("you> ")
+            # piped messages: no prompt waits on the line; each message is echoed as its own line instead
+            message = input("you> " if interactive else "")
         except EOFError:
-            click.echo()
+            if interactive:
+                click.echo()
             return
+        if not interactive:
+            click.echo(f"you> {message}")
         if message.strip().lower() in {"exit", "quit"}:
             return
         if not message.strip():
