@@ -174,3 +174,34 @@ def test_refusal_sweep_reads_every_out_of_scope_marker():
     assert not sweep.out_of_scope({"expected": "answer"}) and not sweep.out_of_scope({"scope": "in"})
     jlcs = [json.loads(line) for line in (ROOT / "examples" / "experiments" / "jlcs-questions.jsonl").open(encoding="utf-8")]
     assert sum(map(sweep.out_of_scope, jlcs)) > 0  # the file that marks them `scope: out` has some
+
+
+# -- the first question does not pay for loading models -------------------------------------------------
+
+
+def test_eval_retrieval_reports_the_warm_up_apart_from_question_latency(tmp_path):
+    for name in ("eval_pipeline.yaml", "eval_questions.jsonl"):
+        shutil.copy(FIXTURES / name, tmp_path / name)
+    host = plugin_host(entry_points=True)
+    result = CliRunner().invoke(build_cli(host), ["eval", "retrieval", str(tmp_path / "eval_pipeline.yaml"),
+                                                  "--questions", str(tmp_path / "eval_questions.jsonl")],
+                                obj={"host": host})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    warm = next(i for i, line in enumerate(lines) if line.startswith("warm-up (models loaded before the first question): "))
+    assert warm < next(i for i, line in enumerate(lines) if "retrieval latency per question" in line)
+
+
+def test_eval_run_records_each_variants_warm_up(tmp_path):
+    from criss_rag.evaluation.runner import run_experiment
+
+    for name in ("eval_pipeline.yaml", "eval_questions.jsonl"):
+        shutil.copy(FIXTURES / name, tmp_path / name)
+    experiment = tmp_path / "e.yaml"
+    experiment.write_text("name: e\npipeline: eval_pipeline.yaml\nvariants: [{name: plain}]\n"
+                          "questions: [{path: eval_questions.jsonl}]\nmetrics: [answer-basics]\noutput: run\n",
+                          encoding="utf-8")
+    host = plugin_host(entry_points=True)
+    run_experiment(load_experiment(experiment, host.registry), host, progress=False)
+    manifest = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    assert manifest["variants"]["plain"]["warm_up_s"] >= 0

@@ -223,6 +223,8 @@ def eval_retrieval(ctx: click.Context, config: Path, questions: Path, corpus: Pa
     overrides = overrides + corpus_overrides(ctx, config, corpus, loader)
     pipeline = _pipeline(ctx, config, overrides, progress=True)
     engine = Engine.open(pipeline, build_if_missing=True)
+    warm = engine.warm_up()  # models load before the first question: the latencies below are per question only
+    click.echo(f"warm-up (models loaded before the first question): {sum(warm.values()):.2f} s", err=True)
     records = list(read_questions(questions))
     results = []
     sink = open(out, "w", encoding="utf-8") if out else None

@@ -146,9 +146,12 @@ def run_experiment(
         for variant, questions in work:
             if not questions:
                 continue
-            engine = _open(variant, host, progress, eval_pipeline)
+            with _bar_set_aside(bar):  # the variant's ingest prints its own progress, on lines of its own
+                engine = _open(variant, host, progress, eval_pipeline)
+                warm_up = getattr(engine, "warm_up", None)  # models load now: question latencies exclude it
+                warm_up_s = round(sum(warm_up().values()), 3) if callable(warm_up) else 0.0
             manifest["variants"][variant.name].update(
-                index_key=engine.manifest.key, plugins=engine.pipeline.plugin_versions())
+                index_key=engine.manifest.key, plugins=engine.pipeline.plugin_versions(), warm_up_s=warm_up_s)
             _write_manifest(out, manifest)
             doc_ids = _index_doc_ids(engine)
             task = _Task(variant, engine, doc_ids, metrics, judges, eval_pipeline, eval_hash,
@@ -489,6 +492,15 @@ def _write_manifest(out: Path, manifest: dict[str, Any]) -> None:
     tmp = out / (MANIFEST + ".tmp")
     tmp.write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
     tmp.replace(out / MANIFEST)
+
+
+def _bar_set_aside(bar: Any) -> Any:
+    """A context in which other output goes to stderr without tearing the progress bar."""
+    from contextlib import nullcontext
+
+    from tqdm import tqdm
+
+    return tqdm.external_write_mode(file=sys.stderr) if isinstance(bar, tqdm) and not bar.disable else nullcontext()
 
 
 def _progress(total: int, enabled: bool) -> Any:
