@@ -226,8 +226,8 @@ def parse_pipeline(raw: Any, registry: Registry, *, source: str, base_dir: Path)
     if unknown:
         close = difflib.get_close_matches(str(unknown[0]), sorted(TOP_LEVEL), n=1, cutoff=0.6)
         raise ConfigError(
-            f"{where((unknown[0],))}: unknown top-level key {unknown[0]!r}."
-            f"{f' Did you mean {close[0]!r}?' if close else ''} Valid keys: {', '.join(sorted(TOP_LEVEL))}"
+            f"{where((unknown[0],))}: unknown top-level key {unknown[0]!r}. "
+            f"Valid keys: {', '.join(sorted(TOP_LEVEL))}.{f' Did you mean {close[0]!r}?' if close else ''}"
         )
     if raw.get("version", 1) != 1:
         raise ConfigError(f"{where(('version',))}: unsupported config version {raw['version']!r}; use 1")
@@ -419,7 +419,7 @@ def _explain_validation(
         if error["type"] == "extra_forbidden":
             close = difflib.get_close_matches(str(loc[0]) if loc else key, [*keys, *stage_keys], n=1, cutoff=0.6)
             hint = f" Did you mean {close[0]!r}?" if close else ""
-            lines.append(f"{head}: unknown key.{hint} Valid keys: {valid}")
+            lines.append(f"{head}: unknown key. Valid keys: {valid}.{hint}")
         elif error["type"] == "missing":
             lines.append(f"{head}: required key is missing")
         else:
