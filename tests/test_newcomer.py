@@ -205,3 +205,28 @@ def test_eval_run_records_each_variants_warm_up(tmp_path):
     run_experiment(load_experiment(experiment, host.registry), host, progress=False)
     manifest = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
     assert manifest["variants"]["plain"]["warm_up_s"] >= 0
+
+
+def test_the_overview_plot_shows_every_compared_metric(tmp_path):
+    import math
+
+    from PIL import Image
+
+    from criss_rag.evaluation.report import ReportOptions, write_report
+    from criss_rag.evaluation.runner import run_experiment
+
+    for name in ("eval_pipeline.yaml", "eval_questions.jsonl"):
+        shutil.copy(FIXTURES / name, tmp_path / name)
+    experiment = tmp_path / "e.yaml"
+    experiment.write_text("name: e\npipeline: eval_pipeline.yaml\nvariants: [{name: a}, {name: b, set: {rerankers: "
+                          "[fake-reverse]}}]\nquestions: [{path: eval_questions.jsonl}]\n"
+                          "metrics: [answer-basics, {name: traceability, label: t}]\noutput: run\n", encoding="utf-8")
+    host = plugin_host(entry_points=True)
+    run_experiment(load_experiment(experiment, host.registry), host, progress=False)
+    write_report(tmp_path / "run", ReportOptions())
+    report = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
+    plotted = [m for m in report["metrics"] if m in report["plots"]]
+    assert len(plotted) > 6  # more than the six the overview used to hold
+    rows = math.ceil(len(plotted) / 3)
+    height = Image.open(tmp_path / "run" / "plots" / "overview.png").size[1]
+    assert height >= rows * 3.4 * 100 * 0.95  # one row of three plots per three metrics, all of them
