@@ -5,6 +5,13 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
+# pip's output is kept to progress lines and real problems: --quiet drops the per-package chatter,
+# and QUIET_PIP drops one warning a machine's pip.conf can repeat hundreds of times (an extra index
+# folder that does not exist); any other warning or error still shows, and pip's exit status counts
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+PIP_NOISE := is ignored: it is neither a file nor a directory
+QUIET_PIP = 2>&1 | { grep -v -- '$(PIP_NOISE)' || true; }
 # milvus (pymilvus + milvus-lite, ~450 MB) and ray (ray[data], ~600 MB) scale past one machine; the
 # demo does not need them, so only `make test` installs them
 HEAVY_PLUGINS := $(wildcard plugins/milvus/pyproject.toml plugins/ray/pyproject.toml)
@@ -15,32 +22,43 @@ TEST_INSTALLED := $(VENV)/.test-installed
 .PHONY: demo test clean
 
 $(PY):
-	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
+	@echo "== creating $(VENV)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(PIP) install --quiet --upgrade pip $(QUIET_PIP)
 
 # torch first, pinned: 2.13.0 is the CPU build on these machines; left to a dependency
 # resolver, sentence-transformers would pull a multi-GB CUDA build.
 $(INSTALLED): pyproject.toml $(PLUGINS) | $(PY)
-	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e . $(addprefix -e ,$(dir $(PLUGINS)))
-	touch $@
+	@echo "== installing torch 2.13.0 (CPU build)"
+	@$(PIP) install --quiet torch==2.13.0 $(QUIET_PIP)
+	@echo "== installing criss_rag and $(words $(PLUGINS)) bundled plugins (editable)"
+	@$(PIP) install --quiet -e . $(addprefix -e ,$(dir $(PLUGINS))) $(QUIET_PIP)
+	@touch $@
 
 # plugins/milvus[server]: PyPI's `milvus`, the real Milvus server tests/test_milvus_server.py starts
 $(TEST_INSTALLED): $(INSTALLED) $(HEAVY_PLUGINS) tests/plugins/titleboost/pyproject.toml examples/criss-rag-example-plugin/pyproject.toml
-	$(PIP) install --quiet -e '.[test,eval]' -e tests/plugins/titleboost -e examples/criss-rag-example-plugin $(addprefix -e ,$(dir $(HEAVY_PLUGINS)))
-	$(PIP) install --quiet -e 'plugins/milvus[server]'
-	touch $@
+	@echo "== installing the test and evaluation dependencies, the example plugins, milvus (with its server) and ray"
+	@$(PIP) install --quiet -e '.[test,eval]' -e tests/plugins/titleboost -e examples/criss-rag-example-plugin $(addprefix -e ,$(dir $(HEAVY_PLUGINS))) $(QUIET_PIP)
+	@$(PIP) install --quiet -e 'plugins/milvus[server]' $(QUIET_PIP)
+	@touch $@
 
 demo: $(INSTALLED)
-	$(VENV)/bin/criss-rag demo
+	@echo "== criss-rag demo"
+	@$(VENV)/bin/criss-rag demo
 
-# The browser test (tests/test_serve_browser.py) drives Debian's headless Chromium and its driver;
-# installed only when missing (never a browser download of its own).
+# The browser test (tests/test_serve_browser.py) drives Debian's headless Chromium and its driver,
+# and checks Korean and Japanese are drawn with a CJK font (Debian's fonts-noto-cjk); installed only
+# when missing (never a browser download of its own).
 CHROMIUM := /usr/bin/chromium
+CJK_FONT := /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc
 $(CHROMIUM):
-	apt-get install -y chromium chromium-driver || (apt-get update && apt-get install -y chromium chromium-driver)
+	@echo "== installing Debian's chromium and chromium-driver"
+	@apt-get install -y -q chromium chromium-driver >/dev/null || (apt-get update -q && apt-get install -y -q chromium chromium-driver)
+$(CJK_FONT):
+	@echo "== installing Debian's fonts-noto-cjk"
+	@apt-get install -y -q fonts-noto-cjk >/dev/null || (apt-get update -q && apt-get install -y -q fonts-noto-cjk)
 
-test: $(TEST_INSTALLED) $(CHROMIUM)
+test: $(TEST_INSTALLED) $(CHROMIUM) $(CJK_FONT)
 	CRISS_RAG_STRICT_PLUGINS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest
 
 clean:

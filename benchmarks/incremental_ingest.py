@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 from criss_rag.engine import Engine
-from criss_rag.ingest import ingest
+from criss_rag.indexing import ingest
 from criss_rag.ingest_report import IngestReport
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost

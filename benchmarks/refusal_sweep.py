@@ -25,10 +25,18 @@ from criss_rag.plugins import PluginHost
 from criss_rag.types import Query
 
 
+def out_of_scope(record: dict) -> bool:
+    """How the question sets mark a question that must be refused (examples/questions.jsonl,
+    examples/experiments/*.jsonl, the MedQuAD out-of-scope split)."""
+    return (record.get("expected") == "refuse" or record.get("scope") == "out"
+            or record.get("expected_behavior") == "out_of_scope")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("config")
-    parser.add_argument("questions", help="JSONL; a question is out of scope if expected == 'refuse'")
+    parser.add_argument("questions", help="JSONL; a question is out of scope when it says so: expected: refuse, "
+                                          "scope: out or expected_behavior: out_of_scope")
     parser.add_argument("--out-of-scope", help="extra JSONL of questions that must be refused")
     parser.add_argument("--corpus", help="JSONL corpus replacing the config's (jsonl loader)")
     parser.add_argument("--signal", default="faiss")
@@ -54,7 +62,7 @@ def main() -> None:
             dense = max((h.signals.get(args.signal, float("-inf")) for h in hits), default=float("-inf"))
             # the question names no cancer: share of its terms found anywhere among the candidates (else 1.0)
             unnamed = 1.0 if policy.names_cancer(query.text) else policy.unfound_terms(query, hits)[1]
-            rows.append((forced_out or record.get("expected") == "refuse", dense, policy.coverage(query, hits),
+            rows.append((forced_out or out_of_scope(record), dense, policy.coverage(query, hits),
                          record.get("lang", "en"), unnamed))
 
     skip_missing = policy.params.when_signal_missing == "skip"
@@ -67,6 +75,10 @@ def main() -> None:
     inside = [r for r in rows if not r[0]]
     outside = [r for r in rows if r[0]]
     print(f"{len(inside)} in-scope, {len(outside)} out-of-scope questions")
+    if not inside or not outside:  # a grid over one side only would print 0/0 for the other
+        raise SystemExit(f"error: {len(inside)} in-scope and {len(outside)} out-of-scope questions; a sweep needs both. "
+                         "Mark out-of-scope questions with `expected: refuse`, `scope: out` or "
+                         "`expected_behavior: out_of_scope`, or pass --out-of-scope FILE")
     print(f"{'min_score':>9} {'min_cov':>7} {'answered in-scope':>18} {'refused out-of-scope':>21}")
     for min_score in (0.0, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65):
         for min_cov in (0.0, 0.3, 0.4, 0.5, 0.6):

@@ -24,7 +24,7 @@ from pathlib import Path
 from criss_rag.engine import Engine
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
-from criss_rag.testing_servers import Failure, OpenAIStubServer
+from criss_rag.testing.servers import Failure, OpenAIStubServer
 
 
 def timed(engine: Engine, questions: list[str]) -> tuple[list[float], list]:

@@ -24,20 +24,33 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
 from criss_rag.config.model import ChatSettings
-from criss_rag.engine import Engine
 from criss_rag.errors import DataError
 from criss_rag.text import detect_language
 from criss_rag.types import Answer, AnswerEvent, ChatTurn, StageTrace, StreamEvent
 
 SESSION_FORMAT = "criss_rag.chat/1"
+
+
+class Answers(Protocol):
+    """What a session needs of its engine (:class:`criss_rag.engine.Engine` is the implementation;
+    ``Engine.chat()`` makes a session, so this module does not import the engine back)."""
+
+    pipeline: Any
+    config_hash: str
+
+    def ask(self, question: str, *, filters: Mapping[str, Any] | None = None,
+            history: Iterable[ChatTurn] = ()) -> Answer: ...
+
+    def ask_stream(self, question: str, *, filters: Mapping[str, Any] | None = None,
+                   history: Iterable[ChatTurn] = ()) -> Iterator[StreamEvent]: ...
 
 # -- the topic of a turn: the cancer it is about ---------------------------------------------------
 
@@ -167,9 +180,9 @@ class SessionFile(BaseModel):
 
 
 class ChatSession:
-    """A conversation with one :class:`~criss_rag.engine.Engine`."""
+    """A conversation with one :class:`~criss_rag.engine.Engine` (``engine.chat()`` makes one)."""
 
-    def __init__(self, engine: Engine, *, settings: ChatSettings | None = None,
+    def __init__(self, engine: Answers, *, settings: ChatSettings | None = None,
                  filters: Mapping[str, Any] | None = None, exchanges: list[Exchange] | None = None) -> None:
         self.engine = engine
         self.settings = settings or engine.pipeline.config.chat or ChatSettings()
@@ -268,7 +281,7 @@ class ChatSession:
         return path
 
     @classmethod
-    def load(cls, path: str | Path, engine: Engine, **kwargs: Any) -> ChatSession:
+    def load(cls, path: str | Path, engine: Answers, **kwargs: Any) -> ChatSession:
         """Resume the session saved at ``path`` with ``engine``."""
         data = read_session(path)
         return cls(engine, exchanges=data.exchanges, **kwargs)

@@ -4,14 +4,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import numpy as np
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
-    from criss_rag.pipeline import Pipeline
+    from criss_rag.config import PipelineConfig
     from criss_rag.protocols import Analyzer
+
+
+class Resources(Protocol):
+    """What a context hands out, and from where: :class:`criss_rag.pipeline.Pipeline` is the one
+    implementation (named here as a protocol, so this module does not import the pipeline back)."""
+
+    config: PipelineConfig
+    show_progress: bool
+
+    def embedding(self, *, requested_by: str) -> Any: ...
+    def named(self, kind: str, spec: str | dict[str, Any], *, requested_by: str) -> Any: ...
+    def embed_query(self, text: str, spec: str | dict[str, Any] | None = None, *, requested_by: str) -> Any: ...
+    def embed_documents(self, texts: Any, *, requested_by: str) -> Any: ...
+    def llm(self, key: str, *, requested_by: str) -> Any: ...
+    def analyzer(self, spec: str | dict[str, Any], *, requested_by: str) -> Any: ...
 
 
 class ComponentContext:
@@ -21,7 +36,7 @@ class ComponentContext:
     names none: there is no hidden default), ``analyzer(name)`` a registered analyzer.
     """
 
-    def __init__(self, pipeline: Pipeline, stage: str) -> None:
+    def __init__(self, pipeline: Resources, stage: str) -> None:
         self._pipeline = pipeline
         self.stage = stage
 

@@ -9,6 +9,7 @@ import time
 from collections.abc import Generator as Generator_
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from criss_rag.cache import corpus_version as corpus_version_text
@@ -16,8 +17,9 @@ from criss_rag.cache import open_cache
 from criss_rag.chunk_store import ChunkStore
 from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError
 from criss_rag.index_store import Manifest
-from criss_rag.ingest import DOCSTORE, ingest, open_index
+from criss_rag.indexing import DOCSTORE, ingest, open_index
 from criss_rag.pipeline import Pipeline
+from criss_rag.source_titles import source_titles
 from criss_rag.support import LexicalSupport, unchecked_sentences
 from criss_rag.text import detect_language
 from criss_rag.types import (
@@ -26,6 +28,7 @@ from criss_rag.types import (
     ChatTurn,
     Citation,
     Context,
+    ContextItem,
     ErrorEvent,
     FilterOutcome,
     Generation,
@@ -40,6 +43,7 @@ from criss_rag.types import (
 )
 
 if TYPE_CHECKING:
+    from criss_rag.chat import ChatSession
     from criss_rag.protocols import Verifier
 
 #: Used only when retrieval finds nothing and the config names no refusal policy.
@@ -67,6 +71,7 @@ class Engine:
         for cc, retriever in self.retrievers:
             pipeline.call(cc.stage, cc.name, retriever.load, index_dir / "retrievers" / cc.label, docstore)
         self.cache = open_cache(pipeline, self.config_hash, manifest)  # None unless the config names one
+        self.warmed_up: dict[str, float] = {}  # seconds per stage of warm_up(), once it ran
 
     @classmethod
     def open(cls, pipeline: Pipeline, *, build_if_missing: bool = False) -> Engine:
@@ -92,6 +97,33 @@ class Engine:
         engine answers from changes, even if the index folder is deleted and rebuilt, so it can key
         caches of answers."""
         return f"{self.manifest.key}:{corpus_version_text(self.manifest)}"
+
+    def warm_up(self) -> dict[str, float]:
+        """Start every component the questions use, and let those with a ``warm_up()`` method load
+        their models now (e.g. the embedding model's weights): the first question then costs what
+        the next one does. Components that call remote services send nothing here. Returns the
+        seconds each stage took; the same figures are in ``warmed_up``."""
+        seconds: dict[str, float] = {}
+        for cc in self.pipeline.config.all_components():
+            if cc.stage in ("loader", "chunker") or cc.stage.startswith("llms."):
+                continue  # ingest-time only; LLMs start with the stage that names them
+            started = time.perf_counter()
+            component = self.pipeline.build(cc)
+            warm = getattr(component, "warm_up", None)
+            if callable(warm):
+                self.pipeline.call(cc.stage, cc.name, warm)
+            seconds[cc.stage] = round(time.perf_counter() - started, 3)
+        self.warmed_up = seconds
+        return seconds
+
+    def chat(self, *, filters: Mapping[str, Any] | None = None, session: str | Path | None = None) -> ChatSession:
+        """A conversation with this engine (:class:`~criss_rag.chat.ChatSession`): follow-ups are
+        condensed into standalone questions; ``session`` resumes a file written by ``save``."""
+        from criss_rag.chat import ChatSession
+
+        if session is not None and Path(session).exists():
+            return ChatSession.load(session, self, filters=filters)
+        return ChatSession(self, filters=filters)
 
     # -- retrieval ------------------------------------------------------------------------------
     def retrieve(self, query: Query, trace: Trace | None = None) -> list[Hit]:
@@ -250,7 +282,8 @@ class Engine:
         trace.stages.append(_stage("generate", generator_cc.name, len(context.evidence), [], started, notes=notes))
         if generation.refusal is not None:  # the model itself said the evidence does not answer
             trace.stages[-1].notes["declined"] = generation.refusal.reason
-            yield AnswerEvent(_refused(query, generation.refusal, trace, generator=generation.model))
+            yield AnswerEvent(_refused(query, generation.refusal, trace, generator=generation.model,
+                                       context=context_items(context, [])))
             return
 
         started = time.perf_counter()
@@ -261,12 +294,14 @@ class Engine:
         if not check.citations:
             cite.ms = _ms(started)
             detail = f"the generator ({generation.model}) cited no evidence, so its answer is withheld"
-            yield AnswerEvent(_refused(query, Refusal("uncited_answer", detail, UNCITED_MESSAGE), trace))
+            yield AnswerEvent(_refused(query, Refusal("uncited_answer", detail, UNCITED_MESSAGE), trace,
+                                       context=context_items(context, [])))
             return
         cite.ms = _ms(started)
         sentences = self._verify(query, generation.text, context, trace)
         yield AnswerEvent(Answer(question=query.text, text=check.text, citations=check.citations,
-                                 generator=generation.model, sentences=sentences, trace=trace))
+                                 generator=generation.model, sentences=sentences, trace=trace,
+                                 context=context_items(context, check.citations)))
 
     def _verify(self, query: Query, text: str, context: Context, trace: Trace) -> list[SentenceSupport]:
         """Per-sentence support verdicts. A configured ``verifier:`` gets a ``verify`` stage of its
@@ -322,6 +357,7 @@ def verify_citations(text: str, context: Context, verifier: Verifier | None = No
     """
     cited: dict[int, Citation] = {}
     invalid: list[int] = []
+    titles = source_titles(context)
 
     def keep(match: re.Match[str]) -> str:
         numbers = [int(n) for n in re.split(r"\s*,\s*", match.group(1))]
@@ -337,7 +373,7 @@ def verify_citations(text: str, context: Context, verifier: Verifier | None = No
                 cited[number] = Citation(
                     number=number, doc_id=evidence.hit.doc_id, node_id=evidence.hit.node_id,
                     title=str(meta.get("title", "")), location=str(meta.get("url") or meta.get("source") or ""),
-                    score=evidence.hit.score, text=evidence.text,
+                    score=evidence.hit.score, text=evidence.text, source_title=titles[number],
                 )
         return "".join(f"[{n}]" for n in valid)
 
@@ -351,10 +387,30 @@ def verify_citations(text: str, context: Context, verifier: Verifier | None = No
     return CitationCheck(cleaned, [cited[n] for n in sorted(cited)], invalid, sentences)
 
 
-def _refused(query: Query, refusal: Refusal, trace: Trace, generator: str = "") -> Answer:
+def context_items(context: Context, citations: list[Citation]) -> list[ContextItem]:
+    """Every passage of ``context`` as the answer reports it, marked cited or not."""
+    titles = source_titles(context)
+    cited = {c.number for c in citations}
+    return [ContextItem(number=e.number, doc_id=e.hit.doc_id, node_id=e.hit.node_id,
+                        title=str(e.hit.metadata.get("title", "")), source_title=titles[e.number],
+                        location=str(e.hit.metadata.get("url") or e.hit.metadata.get("source") or ""),
+                        score=e.hit.score, text=e.text, cited=e.number in cited,
+                        metadata={k: v for k, v in e.hit.metadata.items() if _plain(v)})
+            for e in context.evidence]
+
+
+def _plain(value: Any) -> bool:
+    if isinstance(value, list | tuple):
+        return all(isinstance(v, str | int | float | bool) for v in value)
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def _refused(query: Query, refusal: Refusal, trace: Trace, generator: str = "",
+             context: list[ContextItem] | None = None) -> Answer:
     return Answer(
         question=query.text, text=refusal.message, refused=True,
         refusal_reason=refusal.reason, refusal_detail=refusal.detail, generator=generator, trace=trace,
+        context=context or [],
     )
 
 

@@ -189,7 +189,9 @@ class Metric(Protocol):
     During ``criss-rag eval run`` the ``question`` mapping also carries ``_evidence`` (the
     numbered passages the generator saw), ``_retrieved`` (the ranked candidates) and ``_gold``; a
     value that does not apply to a question is left out, never given as 0 or NaN. A metric may also
-    define ``describe() -> str`` (its model and settings), which the report prints.
+    define ``describe() -> str`` (its model and settings), which the report prints, and its factory
+    an ``outputs`` tuple (the value names it can return), so that loading an experiment catches two
+    unlabelled metrics that return the same value before any question runs.
     """
 
     def compute(self, question: Mapping[str, Any], answer: Answer) -> Mapping[str, float]: ...

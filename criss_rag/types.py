@@ -152,6 +152,25 @@ class Citation(BaseModel):
     location: str = ""  # a URL, or file + section, whatever the loader knows
     score: float
     text: str  # the cited passage
+    #: the title to show: the document title, its section (heading path) and page when known, and
+    #: "passage k of n" when a section was split, so no two sources of one answer read the same
+    source_title: str = ""
+
+
+class ContextItem(BaseModel):
+    """One passage the generator saw, numbered as in its prompt (``[n]``), cited or not: what
+    LlamaIndex calls the response's source nodes (:attr:`Answer.source_nodes`)."""
+
+    number: int
+    doc_id: str
+    node_id: str
+    title: str = ""
+    source_title: str = ""  # as in :class:`Citation`
+    location: str = ""
+    score: float
+    text: str
+    cited: bool = False  # the answer cites it
+    metadata: dict[str, Any] = Field(default_factory=dict)  # the chunk's metadata (plain values only)
 
 
 class StageTrace(BaseModel):
@@ -220,11 +239,24 @@ class Answer(BaseModel):
     sentences: list[SentenceSupport] = Field(default_factory=list)  # per-sentence support verdicts
     trace: Trace
     cached: CachedFrom | None = None  # set when a `cache:` stage answered from an earlier answer
+    #: every passage the generator saw (cited or not); empty for a refusal made before generation
+    context: list[ContextItem] = Field(default_factory=list)
 
     @property
     def unsupported(self) -> list[SentenceSupport]:
         """The sentences no evidence supports."""
         return [s for s in self.sentences if not s.supported]
+
+    @property
+    def source_nodes(self) -> list[NodeWithScore]:
+        """The context as LlamaIndex ``NodeWithScore`` s (text, metadata, score), for code written
+        against LlamaIndex responses."""
+        return [NodeWithScore(node=TextNode(id_=item.node_id, text=item.text,
+                                            metadata={**item.metadata, "doc_id": item.doc_id, "title": item.title,
+                                                      "source_title": item.source_title, "number": item.number,
+                                                      "cited": item.cited}),
+                              score=item.score)
+                for item in self.context]
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
-from criss_rag.testing_servers import OpenAIStubServer, RecordedRequest
+from criss_rag.testing.servers import OpenAIStubServer, RecordedRequest
 from criss_rag.types import AnswerEvent, TokenEvent
 
 CORPUS = [
@@ -34,11 +34,14 @@ def host() -> PluginHost:
     return PluginHost(strict=True)
 
 
-@pytest.fixture(scope="module")
-def workdir(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("chat")
+def make_workdir(root: Path) -> Path:
     (root / "corpus.jsonl").write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in CORPUS) + "\n", encoding="utf-8")
     return root
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    return make_workdir(tmp_path_factory.mktemp("chat"))
 
 
 def config(workdir: Path, generator: str = "extractive", llms: str = "", chat: str = "") -> str:
@@ -221,9 +224,19 @@ def test_streaming_a_follow_up(workdir, host):
 # -- the command -----------------------------------------------------------------------------------------
 
 
-def test_cli_chat_streams_condenses_and_keeps_the_session(workdir, host, tmp_path, monkeypatch):
+def built(host: PluginHost, path: Path) -> Path:
+    """``criss-rag ingest PATH`` first: each command test builds the index it answers from, so it
+    passes alone and in any order."""
+    result = CliRunner().invoke(build_cli(host), ["ingest", str(path)], obj={"host": host})
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def test_cli_chat_streams_condenses_and_keeps_the_session(tmp_path, host, monkeypatch):
+    workdir = make_workdir(tmp_path)
     path = workdir / "cli-chat.yaml"
     path.write_text(config(workdir), encoding="utf-8")
+    built(host, path)
     session_file = tmp_path / "session.json"
     messages = iter(["How is liver cancer diagnosed?", "And how is it treated?", "exit"])
     monkeypatch.setattr("builtins.input", lambda prompt="": next(messages))
@@ -250,11 +263,13 @@ def test_cli_chat_streams_condenses_and_keeps_the_session(workdir, host, tmp_pat
     assert len(read_session(session_file).exchanges) == 3
 
 
-def test_cli_chat_reports_a_failed_turn_and_goes_on(workdir, host, tmp_path, monkeypatch):
+def test_cli_chat_reports_a_failed_turn_and_goes_on(tmp_path, host, monkeypatch):
+    workdir = make_workdir(tmp_path)
     with OpenAIStubServer(reply="Liver cancer starts in liver cells [1].") as server:
         path = workdir / "cli-chat-stall.yaml"
         llms = stub_llms(server).replace("max_retries: 0", "max_retries: 0, timeout: 0.2")
         path.write_text(config(workdir, "{name: llm, llm: gen}", llms), encoding="utf-8")
+        built(host, path)
         server.stall(5)
         messages = iter(["What is liver cancer?", "What is liver cancer?", "exit"])
         monkeypatch.setattr("builtins.input", lambda prompt="": next(messages))
@@ -262,3 +277,23 @@ def test_cli_chat_reports_a_failed_turn_and_goes_on(workdir, host, tmp_path, mon
     assert result.exit_code == 0
     assert "error: llms.gen (openai-compatible, model 'stub'): no answer from" in result.output
     assert "Liver cancer starts in liver cells [1]." in result.output  # the second try answered
+
+
+def test_cli_chat_with_piped_messages_prints_each_answer_on_its_own_line(tmp_path):
+    """`printf 'q1\\nq2\\n' | criss-rag chat CONFIG`: a real pipe, so stdin is not a terminal."""
+    import subprocess
+    import sys
+
+    workdir = make_workdir(tmp_path)
+    path = workdir / "piped.yaml"
+    path.write_text(config(workdir), encoding="utf-8")
+    built(PluginHost(strict=True), path)
+    result = subprocess.run([sys.executable, "-m", "criss_rag", "chat", str(path)], capture_output=True, text=True,
+                            input="How is liver cancer diagnosed?\nAnd how is it treated?\n", timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "you> How is liver cancer diagnosed?" in lines and "you> And how is it treated?" in lines
+    assert not [line for line in lines if line.startswith("you> ") and line not in (
+        "you> How is liver cancer diagnosed?", "you> And how is it treated?")]  # no answer shares a prompt line
+    after = lines[lines.index("you> And how is it treated?") + 1]
+    assert after == "(asking: How is liver cancer treated?)"

@@ -14,7 +14,7 @@ from openpyxl import load_workbook
 from criss_rag.cli.main import build_cli
 from criss_rag.errors import DataError
 from criss_rag.plugins import PluginHost
-from criss_rag.testing_servers import OllamaStubServer
+from criss_rag.testing.servers import OllamaStubServer
 from criss_rag_crawl.cache import PageCache
 from criss_rag_crawl.charset import decode_html, detect_charset
 from criss_rag_crawl.classify import HeuristicSettings, classify_page, parse_llm_reply
@@ -451,7 +451,7 @@ def test_crawl_errors(tmp_path, site):
     out = str(tmp_path / "urls.xlsx")
     result = run_cli("crawl", "example.org/guide", "--out", out)
     assert result.exit_code == 2 and "TOC_URL 'example.org/guide' is not a web address" in result.output
-    from criss_rag.testing_servers import unused_port
+    from criss_rag.testing.servers import unused_port
 
     port = unused_port()
     result = run_cli("crawl", f"http://127.0.0.1:{port}/g/toc.html", "--out", out, "--quiet", "--retries", "0")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from criss_rag.engine import Engine
-from criss_rag.ingest import ingest
+from criss_rag.indexing import ingest
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 

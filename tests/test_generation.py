@@ -1,7 +1,7 @@
 """The ``llm`` generator (plugin ``generate``), the sentence check, streaming and ``eval answers``.
 
 Every LLM here is a real LlamaIndex client (``openai``, ``openai-compatible``, ``ollama``) talking
-to a loopback stub server of :mod:`criss_rag.testing_servers`; the prompts are checked on the wire
+to a loopback stub server of :mod:`criss_rag.testing.servers`; the prompts are checked on the wire
 through the stubs' request logs. Failure tests use tiny timeouts and backoffs.
 """
 
@@ -21,7 +21,7 @@ from criss_rag.errors import ComponentError, ConfigError
 from criss_rag.plugins import PluginHost
 from criss_rag.support import LexicalSupport, answer_sentences
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
-from criss_rag.testing_servers import OllamaStubServer, OpenAIStubServer, RecordedRequest
+from criss_rag.testing.servers import OllamaStubServer, OpenAIStubServer, RecordedRequest
 from criss_rag.types import AnswerEvent, ChatTurn, Context, ErrorEvent, Evidence, Hit, Query, TokenEvent, text_node
 
 SECRET = "sk-criss-generate-0123456789"

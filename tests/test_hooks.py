@@ -16,7 +16,7 @@ from criss_rag.cli.main import build_cli
 from criss_rag.context import ComponentContext
 from criss_rag.embedding_cache import text_key
 from criss_rag.executors import open_executor
-from criss_rag.ingest import ingest
+from criss_rag.indexing import ingest
 from criss_rag.registry import KINDS
 from criss_rag.testing import (
     FAKE_PIPELINE_YAML,

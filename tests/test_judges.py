@@ -17,7 +17,7 @@ from criss_rag.evaluation.records import RECORDS, read_records
 from criss_rag.evaluation.report import ReportOptions, build_report
 from criss_rag.evaluation.runner import run_experiment
 from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host
-from criss_rag.testing_servers import OllamaStubServer, OpenAIStubServer
+from criss_rag.testing.servers import OllamaStubServer, OpenAIStubServer
 from criss_rag.types import Answer, Citation, JudgeVerdict, Trace
 from criss_rag_judges.rubric import FLAGS, SCORES, ParseError, RubricJudge, extract_json, parse_reply
 

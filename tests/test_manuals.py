@@ -340,7 +340,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 @pytest.fixture(scope="module")
 def manuals_engine(tmp_path_factory):
     from criss_rag.engine import Engine
-    from criss_rag.ingest import ingest
+    from criss_rag.indexing import ingest
     from criss_rag.pipeline import Pipeline
     from criss_rag.plugins import PluginHost
 

@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -40,8 +41,15 @@ OTHERS = {
 
 
 def generate(output_dir: Path, plugin_name: str, kind: str) -> Path:
-    project = cookiecutter(str(TEMPLATE), no_input=True, output_dir=str(output_dir),
-                           extra_context={"plugin_name": plugin_name, "component_kind": kind, "author": "Test Author"})
+    # cookiecutter copies each hook script to a temporary .py file it never deletes: put those in a
+    # folder of our own, removed afterwards, not in the system's temporary folder
+    with tempfile.TemporaryDirectory(prefix="criss-rag-hooks-") as scratch:
+        saved, tempfile.tempdir = tempfile.tempdir, scratch
+        try:
+            project = cookiecutter(str(TEMPLATE), no_input=True, output_dir=str(output_dir), extra_context={
+                "plugin_name": plugin_name, "component_kind": kind, "author": "Test Author"})
+        finally:
+            tempfile.tempdir = saved
     return Path(project)
 
 
@@ -181,7 +189,7 @@ def test_a_bad_name_stops_generation(tmp_path, capfd, plugin_name, problem):
 def test_the_testing_page_covers_the_kit():
     text = (ROOT / "docs" / "testing-your-plugin.md").read_text(encoding="utf-8")
     import criss_rag.testing as kit
-    import criss_rag.testing_servers as servers
+    import criss_rag.testing.servers as servers
 
     named = ["plugin_host", "registered_plugin", "pipeline_from_yaml", "run_pipeline", "FAKE_PIPELINE_YAML",
              "TINY_CORPUS", "FakeLLM", "CRISS_RAG_STRICT_PLUGINS", "OpenAIStubServer", "OllamaStubServer",

@@ -20,7 +20,7 @@ from criss_rag.evaluation.experiment import load_experiment
 from criss_rag.evaluation.records import RECORDS, RecordWriter, read_records
 from criss_rag.evaluation.runner import run_experiment
 from criss_rag.executors import embed_on_executor, open_executor
-from criss_rag.ingest import ingest
+from criss_rag.indexing import ingest
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, plugin_host
 from criss_rag.types import Query
 

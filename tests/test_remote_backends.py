@@ -1,6 +1,6 @@
 """Remote LLM and embedding backends (plugins ``openai`` and ``ollama``), built from real YAML and
 run with the real LlamaIndex clients against the loopback stub servers of
-:mod:`criss_rag.testing_servers`. Failure tests use tiny timeouts and backoffs."""
+:mod:`criss_rag.testing.servers`. Failure tests use tiny timeouts and backoffs."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from criss_rag.context import ComponentContext
 from criss_rag.errors import ComponentError, ConfigError
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, run_pipeline
-from criss_rag.testing_servers import Failure, OllamaStubServer, OpenAIStubServer, hash_vector, unused_port
+from criss_rag.testing.servers import Failure, OllamaStubServer, OpenAIStubServer, hash_vector, unused_port
 
 SECRET = "sk-criss-test-0123456789abcdef"
 REPLY = "Liver cancer starts in liver cells [1]."

@@ -17,10 +17,10 @@ from pydantic import ValidationError
 from criss_rag import hookimpl
 from criss_rag.engine import Engine
 from criss_rag.errors import ComponentError, ConfigError
-from criss_rag.ingest import ingest
+from criss_rag.indexing import ingest
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import FakeLLM, fake_plugin, pipeline_from_yaml
-from criss_rag.testing_servers import OpenAIStubServer
+from criss_rag.testing.servers import OpenAIStubServer
 from criss_rag.types import Hit, Query, text_node
 from criss_rag_basic.analyzers import EnglishAnalyzer, StandardAnalyzer
 from criss_rag_basic.ranking import MetadataBoost, WeightedFusion, normalise_scores

@@ -18,7 +18,7 @@ from serve_fixtures import engine_for, parse_sse
 from criss_rag.cli.main import build_cli
 from criss_rag.errors import ConfigError
 from criss_rag.plugins import PluginHost
-from criss_rag.testing_servers import OpenAIStubServer
+from criss_rag.testing.servers import OpenAIStubServer
 from criss_rag_serve.app import create_app
 from criss_rag_serve.running import running
 from criss_rag_serve.sessions import SessionStore

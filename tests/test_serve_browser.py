@@ -1,7 +1,9 @@
 """The chat page in headless Chromium (Debian's `chromium` + `chromium-driver`, driven by Selenium;
 no browser download): ask, see the streamed answer and its citations, open the evidence, and
 check that evidence carrying <script> and <img onerror> renders as text and runs nothing; Korean
-and Japanese questions too. `make test` installs Chromium; without it this test FAILS and says how."""
+and Japanese questions too, drawn with a CJK font (Debian's fonts-noto-cjk), and sources of one
+document under titles that tell them apart. `make test` installs Chromium and the fonts; without
+them these tests FAIL and say how."""
 
 from __future__ import annotations
 
@@ -139,7 +141,7 @@ def test_a_cached_answer_is_marked(page):
 
 
 def test_a_streamed_llm_answer_in_japanese(browser, tmp_path):
-    from criss_rag.testing_servers import OpenAIStubServer
+    from criss_rag.testing.servers import OpenAIStubServer
 
     reply = "肺がんは喫煙と強く関係しています [1]。長引くせきは症状のことがあります [1]。"
     with OpenAIStubServer(reply=reply) as llm:
@@ -151,3 +153,75 @@ def test_a_streamed_llm_answer_in_japanese(browser, tmp_path):
     assert item.get_attribute("lang") == "ja" and "refused" not in item.get_attribute("class")
     assert "肺がんは喫煙と強く関係しています" in item.text and "長引くせきは症状のことがあります" in item.text
     assert "\ufffd" not in item.text  # no character broken across network chunks
+
+
+# -- Korean and Japanese are drawn with a font that has them, not as empty boxes ---------------------------
+
+CJK_FONT = "Noto Sans CJK"  # Debian's fonts-noto-cjk, which `make test` installs with Chromium
+
+
+def fonts_drawing(driver, element) -> dict[str, int]:
+    """``{font family: glyphs}`` Chromium used to draw the text directly inside ``element`` (DevTools'
+    CSS.getPlatformFontsForNode: the fonts actually used, fallbacks included)."""
+    driver.execute_script("arguments[0].setAttribute('data-font-probe', '1')", element)
+    try:
+        driver.execute_cdp_cmd("DOM.enable", {})
+        driver.execute_cdp_cmd("CSS.enable", {})
+        root = driver.execute_cdp_cmd("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+        node = driver.execute_cdp_cmd("DOM.querySelector", {"nodeId": root, "selector": "[data-font-probe]"})["nodeId"]
+        fonts = driver.execute_cdp_cmd("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+    finally:
+        driver.execute_script("arguments[0].removeAttribute('data-font-probe')", element)
+    return {font["familyName"]: font["glyphCount"] for font in fonts}
+
+
+@pytest.mark.parametrize(("question", "script"), [("간암의 위험 요인은 무엇인가요?", r"[가-힣]"),
+                                                  ("肺がんの症状は何ですか？", r"[぀-ヿ一-鿿]")], ids=["ko", "ja"])
+def test_korean_and_japanese_are_rendered_with_a_cjk_font(page, question, script):
+    import re
+
+    from selenium.webdriver.common.by import By
+
+    if not Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc").exists():
+        pytest.fail("fonts-noto-cjk is missing: `apt-get install -y fonts-noto-cjk` (`make test` installs it)")
+    ask(page, question)
+    user = page.find_elements(By.CSS_SELECTOR, "#log li.user")[-1]
+    fonts = fonts_drawing(page, user)
+    cjk_glyphs = len(re.findall(script, user.text))
+    assert cjk_glyphs >= 5
+    drawn_by_cjk = sum(n for family, n in fonts.items() if CJK_FONT in family)
+    assert drawn_by_cjk >= cjk_glyphs, f"{question!r} was drawn with {fonts}: no font with Korean/Japanese glyphs"
+    # and the picture is not blank (empty boxes would pass this alone; the font check above is the one that tells)
+    from io import BytesIO
+
+    from PIL import Image
+
+    image = Image.open(BytesIO(user.screenshot_as_png)).convert("L")
+    dark = sum(image.histogram()[:128])
+    assert dark > 20 * cjk_glyphs, f"the message's screenshot is nearly blank ({dark} dark pixels)"
+
+
+def test_sources_of_one_document_have_titles_that_tell_them_apart(browser, tmp_path):
+    """Two cited sections of one document: the sources list and the evidence panel say which is which."""
+    import json
+
+    from selenium.webdriver.common.by import By
+
+    from criss_rag.engine import Engine
+    from criss_rag.testing import pipeline_from_yaml, plugin_host
+
+    corpus = {"doc_id": "liver-tx", "title": "Liver cancer: treatment",
+              "text": "### Surgery\nSurgery removes the part of the liver that holds the tumour.\n"
+                      "### Ablation\nAblation destroys a small liver tumour with heat when surgery is not possible."}
+    (tmp_path / "corpus.jsonl").write_text(json.dumps(corpus) + "\n", encoding="utf-8")
+    yaml_text = ("name: titles\nindex: {dir: index}\nloader: {name: jsonl, path: corpus.jsonl}\n"
+                 "chunker: {name: sections, max_tokens: 256}\nretrievers: [{name: bm25, analyzer: standard}]\n"
+                 "context: numbered\ngenerator: {name: extractive, max_sentences: 3}\n")
+    engine = Engine.open(pipeline_from_yaml(yaml_text, tmp_path, plugin_host(entry_points=True)), build_if_missing=True)
+    with running(create_app(engine, ServeSettings())) as url:
+        browser.get(url + "/")
+        item = ask(browser, "How is a liver tumour treated: surgery or ablation?")
+        titles = [link.text for link in item.find_elements(By.CSS_SELECTOR, ".sources a")]
+        assert sorted(titles) == ["Liver cancer: treatment › Ablation", "Liver cancer: treatment › Surgery"]
+        item.find_elements(By.CSS_SELECTOR, ".sources a")[1].click()
+        assert browser.find_element(By.ID, "ev-title").text == titles[1]

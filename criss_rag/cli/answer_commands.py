@@ -64,12 +64,17 @@ def run_chat(engine: Any, session_file: Path | None, filters: dict[str, Any], st
     how = f"llms.{session.settings.condense_llm}" if session.settings.condense_llm else "the offline heuristic"
     click.echo(f"criss-rag chat: {engine.pipeline.config.name} ({engine.manifest.chunks} chunks); follow-ups are "
                f"condensed by {how}. Type `exit` to leave.")
+    interactive = sys.stdin.isatty()
     while True:
         try:
-            message = input("you> ")
+            # piped messages: no prompt waits on the line; each message is echoed as its own line instead
+            message = input("you> " if interactive else "")
         except EOFError:
-            click.echo()
+            if interactive:
+                click.echo()
             return
+        if not interactive:
+            click.echo(f"you> {message}")
         if message.strip().lower() in {"exit", "quit"}:
             return
         if not message.strip():
@@ -126,15 +131,15 @@ def eval_answers(ctx: click.Context, config: Path, questions: Path, corpus: Path
     """Answer every question with the full pipeline; the last line is `answered=N refused=N n=N`."""
     from tqdm import tqdm
 
-    from criss_rag.cli.commands import _corpus_overrides, _pipeline
+    from criss_rag.cli.context import corpus_overrides, pipeline_from
     from criss_rag.engine import Engine
     from criss_rag.evaluation.retrieval import read_questions
 
-    overrides = overrides + _corpus_overrides(ctx, config, corpus, loader)
+    overrides = overrides + corpus_overrides(ctx, config, corpus, loader)
     from criss_rag.evaluation.experiment import without_cache
     from criss_rag.pipeline import Pipeline
 
-    pipeline = _pipeline(ctx, config, overrides, progress=True)
+    pipeline = pipeline_from(ctx, config, overrides, progress=True)
     # an evaluation answers every question afresh: a cached answer would replay an earlier run
     engine = Engine.open(Pipeline(without_cache(pipeline.config), pipeline.host, show_progress=True), build_if_missing=True)
     records = list(read_questions(questions))

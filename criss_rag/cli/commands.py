@@ -10,13 +10,13 @@ from typing import Any
 import click
 
 from criss_rag.cli.answer_commands import eval_answers
-from criss_rag.cli.context import host_from
+from criss_rag.cli.context import corpus_overrides, host_from
+from criss_rag.cli.context import pipeline_from as _pipeline
 from criss_rag.cli.experiment_commands import add_experiment_commands
 from criss_rag.cli.render import render_answer, render_plan, render_plugins, render_trace
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError
-from criss_rag.ingest import ingest as run_ingest
-from criss_rag.pipeline import Pipeline
+from criss_rag.indexing import ingest as run_ingest
 
 CONFIG = click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
 EXECUTOR = click.option("--executor", default="local", show_default=True, metavar="NAME",
@@ -25,10 +25,6 @@ EXECUTOR_SET = click.option("--executor-set", "executor_settings", multiple=True
                             help="A setting of the executor, e.g. --executor-set address=ray://head:10001 (repeatable).")
 SET = click.option("--set", "overrides", multiple=True, metavar="KEY.PATH=VALUE",
                    help="Override a config value, e.g. --set retrievers.bm25.top_k=8 (repeatable).")
-
-
-def _pipeline(ctx: click.Context, config: Path, overrides: tuple[str, ...], progress: bool = False) -> Pipeline:
-    return Pipeline.from_file(config, host_from(ctx), overrides, show_progress=progress)
 
 
 @click.command()
@@ -114,12 +110,20 @@ def chat(ctx: click.Context, config: Path, overrides: tuple[str, ...], session_f
 @click.option("--all", "show_all", is_flag=True,
               help="Also list plugins left out by CRISS_RAG_LOAD_PLUGINS, and each component's summary.")
 @click.option("--hook", "hook", default=None, metavar="NAME", help="Only plugins implementing this hook.")
+@click.option("--params", "params_of", default=None, metavar="[KIND:]NAME",
+              help="The parameters of component NAME (type, default, description), e.g. --params bm25.")
 @click.pass_context
-def plugins(ctx: click.Context, as_json: bool, show_all: bool, hook: str | None) -> None:
+def plugins(ctx: click.Context, as_json: bool, show_all: bool, hook: str | None, params_of: str | None) -> None:
     """List installed plugins: name, version, components registered, hooks; and failures."""
     from criss_rag import hookspecs
 
     host = host_from(ctx)
+    if params_of is not None:
+        from criss_rag.cli.params import component_params, render_params
+
+        described = component_params(host.registry, params_of)
+        click.echo(json.dumps(described, indent=2, ensure_ascii=False) if as_json else render_params(described))
+        return
     hooks = sorted(name for name in dir(hookspecs) if name.startswith("register_") and callable(getattr(hookspecs, name)))
     if hook is not None and hook not in hooks:
         raise ConfigError(f"--hook {hook!r}: no such hook. Hooks: {', '.join(hooks)}")
@@ -147,9 +151,17 @@ def plugins(ctx: click.Context, as_json: bool, show_all: bool, hook: str | None)
 @SET
 @click.pass_context
 def validate(ctx: click.Context, config: Path, overrides: tuple[str, ...]) -> None:
-    """Check CONFIG: every component registered, every key known, every env var set."""
+    """Check CONFIG without reading the corpus: every component registered, every key known, every
+    env var set, and every component started (so what ingest would reject, e.g. a dense retriever
+    with no embedding, fails here). Starting loads no model and calls no service."""
     pipeline = _pipeline(ctx, config, overrides)
-    click.echo(f"ok: {config} (pipeline {pipeline.config.name!r}, config hash {pipeline.config.config_hash()})")
+    started = 0
+    for cc in pipeline.config.all_components():
+        if cc.stage != "cache":  # a cache opens its store file when it starts: validate writes nothing
+            pipeline.build(cc)
+            started += 1
+    click.echo(f"ok: {config} (pipeline {pipeline.config.name!r}, config hash {pipeline.config.config_hash()}, "
+               f"{started} components started)")
 
 
 @click.command()
@@ -208,9 +220,11 @@ def eval_retrieval(ctx: click.Context, config: Path, questions: Path, corpus: Pa
 
     from criss_rag.evaluation.retrieval import evaluate_question, read_questions, summarise
 
-    overrides = overrides + _corpus_overrides(ctx, config, corpus, loader)
+    overrides = overrides + corpus_overrides(ctx, config, corpus, loader)
     pipeline = _pipeline(ctx, config, overrides, progress=True)
     engine = Engine.open(pipeline, build_if_missing=True)
+    warm = engine.warm_up()  # models load before the first question: the latencies below are per question only
+    click.echo(f"warm-up (models loaded before the first question): {sum(warm.values()):.2f} s", err=True)
     records = list(read_questions(questions))
     results = []
     sink = open(out, "w", encoding="utf-8") if out else None
@@ -226,28 +240,6 @@ def eval_retrieval(ctx: click.Context, config: Path, questions: Path, corpus: Pa
     summary = summarise(results, k)
     click.echo(summary.latency_line())
     click.echo(summary.line())
-
-
-def _corpus_overrides(ctx: click.Context, config: Path, corpus: Path | None, loader: str | None) -> tuple[str, ...]:
-    """``--set`` items that point the loader at ``corpus``, keeping the config's loader when it
-    reads that file type, else taking the registered loader that declares the suffix."""
-    if corpus is None:
-        return ()
-    registry = host_from(ctx).registry
-    if loader is None:
-        current = _pipeline(ctx, config, ()).config.one("loader")
-        if corpus.suffix in getattr(current.spec.factory, "suffixes", ()):
-            loader = current.name
-        else:
-            matches = [s.name for s in registry.specs("loader") if corpus.suffix in getattr(s.factory, "suffixes", ())]
-            if len(matches) != 1:
-                raise ConfigError(
-                    f"--corpus {corpus}: cannot tell which loader reads {corpus.suffix!r} files "
-                    f"(candidates: {', '.join(matches) or 'none'}); pass --loader NAME"
-                )
-            loader = matches[0]
-        click.echo(f"corpus: {corpus} (loader {loader})", err=True)
-    return (f"loader={{name: {loader}, path: {json.dumps(str(corpus.resolve()))}}}",)
 
 
 add_experiment_commands(eval_group)  # eval run, eval report, eval review-sheet

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from criss_rag import __version__
+from criss_rag.version import __version__
 from criss_rag.errors import CrissRagError
 from criss_rag.plugins import PluginHost
 

@@ -23,7 +23,7 @@ def render_sources(answer: Answer) -> str:
     lines = ["", "Sources:"]
     for c in answer.citations:
         where = f" <{c.location}>" if c.location else ""
-        lines.append(f"  [{c.number}] {c.title or c.doc_id}{where} (doc {c.doc_id}, score {c.score:.3f})")
+        lines.append(f"  [{c.number}] {c.source_title or c.title or c.doc_id}{where} (doc {c.doc_id}, score {c.score:.3f})")
     if answer.sentences:
         supported = sum(s.supported for s in answer.sentences)
         lines += ["", f"Sentence check: {supported} of {len(answer.sentences)} supported by the evidence"]

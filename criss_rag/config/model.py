@@ -28,17 +28,19 @@ Secrets are written ``{env: VAR_NAME}`` and resolved from the environment, never
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
-from criss_rag.config.yaml_source import line_of
+from criss_rag.config.yaml_source import blame
 from criss_rag.errors import ConfigError
 from criss_rag.registry import ComponentSpec, Registry
 
@@ -218,14 +220,14 @@ def parse_pipeline(raw: Any, registry: Registry, *, source: str, base_dir: Path)
         raise ConfigError(f"{source}: a pipeline config must be a YAML mapping (name:, loader:, ...)")
 
     def where(path: tuple[Any, ...]) -> str:
-        line = line_of(raw, path)
-        return f"{source}:{line}" if line else source
+        return blame(raw, path, source)
 
     unknown = sorted(set(raw) - TOP_LEVEL, key=str)
     if unknown:
+        close = difflib.get_close_matches(str(unknown[0]), sorted(TOP_LEVEL), n=1, cutoff=0.6)
         raise ConfigError(
             f"{where((unknown[0],))}: unknown top-level key {unknown[0]!r}. "
-            f"Valid keys: {', '.join(sorted(TOP_LEVEL))}"
+            f"Valid keys: {', '.join(sorted(TOP_LEVEL))}.{f' Did you mean {close[0]!r}?' if close else ''}"
         )
     if raw.get("version", 1) != 1:
         raise ConfigError(f"{where(('version',))}: unsupported config version {raw['version']!r}; use 1")
@@ -380,8 +382,13 @@ def _component(
     try:
         params = model.model_validate(params_in)
     except ValidationError as exc:
-        raise ConfigError(_explain_validation(exc, model, spec, stage, path, where)) from None
+        raise ConfigError(_explain_validation(exc, model, spec, stage, path, where, engine_defaults)) from None
     return ComponentConfig(stage, kind, name, params, spec, options, env_refs)
+
+
+def stage_name(stage: str) -> str:
+    """``retrievers[0]`` -> ``retrievers``."""
+    return stage.split("[", 1)[0]
 
 
 def _is_env_ref(value: Any) -> bool:
@@ -397,16 +404,22 @@ def _is_secret(model: type[BaseModel], key: str) -> bool:
 
 
 def _explain_validation(
-    exc: ValidationError, model: type[BaseModel], spec: ComponentSpec, stage: str, path: tuple, where: Any
+    exc: ValidationError, model: type[BaseModel], spec: ComponentSpec, stage: str, path: tuple, where: Any,
+    stage_keys: Mapping[str, Any] = {},  # noqa: B006 - read only
 ) -> str:
     lines = []
-    valid = ", ".join(sorted(model.model_fields)) or "(none: this component takes no options)"
+    keys = sorted(model.model_fields)
+    valid = ", ".join(keys) or "(none: this component takes no options)"
+    if stage_keys:  # keys the engine reads on every component of this stage (top_k, label, languages, ...)
+        valid += f"; and for every {stage_name(stage)} component: {', '.join(sorted(stage_keys))}"
     for error in exc.errors():
         loc = tuple(error["loc"])
         key = ".".join(str(part) for part in loc) or "(params)"
         head = f"{where(path + loc[:1])}: stage {stage}, {spec.kind} {spec.name!r}, key {key!r}"
         if error["type"] == "extra_forbidden":
-            lines.append(f"{head}: unknown key. Valid keys: {valid}")
+            close = difflib.get_close_matches(str(loc[0]) if loc else key, [*keys, *stage_keys], n=1, cutoff=0.6)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            lines.append(f"{head}: unknown key. Valid keys: {valid}.{hint}")
         elif error["type"] == "missing":
             lines.append(f"{head}: required key is missing")
         else:

@@ -39,6 +39,12 @@ def _assign(node: Any, parts: list[str], value: Any, override: str) -> None:
                 return
             node = node[index]
         elif isinstance(node, dict):
+            if last or part not in node:  # errors about what this sets blame the --set, not a YAML line
+                set_by = getattr(node, "set_by", None)
+                if set_by is None and hasattr(node, "key_lines"):
+                    set_by = node.set_by = {}
+                if set_by is not None:
+                    set_by[part] = override
             if last:
                 node[part] = value
                 return

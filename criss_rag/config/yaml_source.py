@@ -11,10 +11,12 @@ from criss_rag.errors import ConfigError
 
 
 class LineDict(dict):
-    """A mapping from YAML that knows the line of each key (1-based) and of itself."""
+    """A mapping from YAML that knows the line of each key (1-based) and of itself, and which keys
+    a ``--set`` override wrote (``set_by``: key -> the override)."""
 
     line: int = 0
     key_lines: dict[Any, int]
+    set_by: dict[Any, str] | None = None
 
 
 class LineList(list):
@@ -93,3 +95,20 @@ def line_of(root: Any, path: tuple[Any, ...]) -> int | None:
         else:
             break
     return line
+
+
+def blame(root: Any, path: tuple[Any, ...], source: str) -> str:
+    """Where an error about ``path`` points: ``source: --set 'KEY=VALUE'`` when an override wrote a
+    key on the path, else ``source:LINE`` (or ``source`` when the line is unknown)."""
+    node = root
+    for step in path:
+        set_by = getattr(node, "set_by", None)
+        if set_by and step in set_by:
+            return f"{source}: --set {set_by[step]!r}"
+        if isinstance(node, dict | list) and (step in node if isinstance(node, dict) else
+                                              isinstance(step, int) and 0 <= step < len(node)):
+            node = node[step]
+        else:
+            break
+    line = line_of(root, path)
+    return f"{source}:{line}" if line else source

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from criss_rag.config import ComponentConfig, PipelineConfig, load_pipeline_config
 from criss_rag.config.model import _component, stable_hash
 from criss_rag.config.overrides import apply_overrides
-from criss_rag.config.yaml_source import line_of, read_yaml_file
+from criss_rag.config.yaml_source import blame, read_yaml_file
 from criss_rag.errors import ConfigError, DataError
 from criss_rag.evaluation.retrieval import read_questions
 from criss_rag.registry import Registry
@@ -216,8 +216,7 @@ def load_experiment(path: str | Path, registry: Registry, *, only_variants: Iter
         apply_overrides(raw, overrides)
 
     def where(loc: tuple[Any, ...]) -> str:
-        line = line_of(raw, loc)
-        return f"{source}:{line}" if line else source
+        return blame(raw, loc, source)
 
     if not isinstance(raw, dict):
         raise ConfigError(f"{source}: an experiment must be a YAML mapping (name:, pipeline:, variants:, questions:, ...)")
@@ -376,4 +375,21 @@ def _evaluators(items: list[Any], key: str, kind: str, registry: Registry, raw: 
             )
         labels.append(tag)
         out.append(Evaluator(label, cc))
+    _check_outputs(out, key, where)
     return out
+
+
+def _check_outputs(evaluators: list[Evaluator], key: str, where: Any) -> None:
+    """Two unlabelled evaluators whose factories declare the same value name (``outputs``) would
+    overwrite each other's values: refuse the experiment now, not after the run started."""
+    producer: dict[str, tuple[int, str]] = {}
+    for i, evaluator in enumerate(evaluators):
+        if evaluator.label:
+            continue  # its values are reported as LABEL.value
+        for value in getattr(evaluator.cc.spec.factory, "outputs", ()) or ():
+            if value in producer:
+                first, name = producer[value]
+                raise ConfigError(
+                    f"{where((key, i))}: {key}[{first}] {name!r} and {key}[{i}] {evaluator.cc.name!r} both return "
+                    f"{value!r}; give one of them a `label:` (its values are then reported as LABEL.{value})")
+            producer[value] = (i, evaluator.cc.name)

@@ -7,7 +7,7 @@ Writes into the run folder (or ``--out``):
   p_holm, significant, direction, effect_size, note``.
 - ``report.md`` and ``report.html`` (the HTML embeds the plots);
 - ``plots/<metric>.png``: a box plot per metric with one box per variant, and
-  ``plots/overview.png`` with the first six metrics side by side.
+  ``plots/overview.png`` with every compared metric side by side (the report's ``metrics``).
 
 Values a metric left out (not applicable) are missing, never 0; records that ended in an error are
 counted and left out; a pair of variants is compared on the questions both answered.
@@ -34,7 +34,6 @@ from criss_rag.evaluation.records import MANIFEST, RECORDS, RunRecord, read_reco
 
 DEFAULT_GROUPS = ("question_set", "focus", "cancer_type", "qtype", "question_type", "difficulty", "scope")
 MAX_GROUP_VALUES = 12
-OVERVIEW = 6
 
 
 @dataclass
@@ -258,7 +257,8 @@ def plot_name(metric: str) -> str:
 
 
 def write_plots(report: dict[str, Any], records: list[RunRecord], folder: Path) -> dict[str, str]:
-    """A box plot per metric (one box per variant) and an overview of the first six; returns metric -> file."""
+    """A box plot per metric (one box per variant) and an overview of every compared metric (the
+    report's ``metrics``, in their order); returns metric -> file."""
     plt = _pyplot()
     folder.mkdir(parents=True, exist_ok=True)
     variants = list(report["variants"])
@@ -275,7 +275,7 @@ def write_plots(report: dict[str, Any], records: list[RunRecord], folder: Path) 
         fig.savefig(path, dpi=100)
         plt.close(fig)
         files[metric] = path.name
-    shown = [m for m in report["metrics"] if m in files][:OVERVIEW]
+    shown = [m for m in report["metrics"] if m in files]
     if shown:
         cols = min(3, len(shown))
         rows = math.ceil(len(shown) / cols)

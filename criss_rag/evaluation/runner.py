@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from criss_rag import __version__
+from criss_rag.version import __version__
 from criss_rag.config.model import stable_hash
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, CrissRagError
@@ -146,9 +146,12 @@ def run_experiment(
         for variant, questions in work:
             if not questions:
                 continue
-            engine = _open(variant, host, progress, eval_pipeline)
+            with _bar_set_aside(bar):  # the variant's ingest prints its own progress, on lines of its own
+                engine = _open(variant, host, progress, eval_pipeline)
+                warm_up = getattr(engine, "warm_up", None)  # models load now: question latencies exclude it
+                warm_up_s = round(sum(warm_up().values()), 3) if callable(warm_up) else 0.0
             manifest["variants"][variant.name].update(
-                index_key=engine.manifest.key, plugins=engine.pipeline.plugin_versions())
+                index_key=engine.manifest.key, plugins=engine.pipeline.plugin_versions(), warm_up_s=warm_up_s)
             _write_manifest(out, manifest)
             doc_ids = _index_doc_ids(engine)
             task = _Task(variant, engine, doc_ids, metrics, judges, eval_pipeline, eval_hash,
@@ -364,7 +367,7 @@ def _index_doc_ids(engine: Any) -> set[str]:
     """Ids of the documents in the variant's index: evidence 'verified' means its doc_id is one."""
     from llama_index.core.storage.docstore import SimpleDocumentStore
 
-    from criss_rag.ingest import DOCSTORE
+    from criss_rag.indexing import DOCSTORE
 
     if engine.index_dir is None:
         return set()
@@ -489,6 +492,15 @@ def _write_manifest(out: Path, manifest: dict[str, Any]) -> None:
     tmp = out / (MANIFEST + ".tmp")
     tmp.write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
     tmp.replace(out / MANIFEST)
+
+
+def _bar_set_aside(bar: Any) -> Any:
+    """A context in which other output goes to stderr without tearing the progress bar."""
+    from contextlib import nullcontext
+
+    from tqdm import tqdm
+
+    return tqdm.external_write_mode(file=sys.stderr) if isinstance(bar, tqdm) and not bar.disable else nullcontext()
 
 
 def _progress(total: int, enabled: bool) -> Any:

@@ -42,7 +42,8 @@ class SectionChunker:
     """One chunk per section, split at heading-marker lines (``###``) and at HTML headings
     (``<h1>`` … ``<h6>``) still in the text; long sections are split again by sentences with
     LlamaIndex's ``SentenceSplitter``. Each chunk carries its heading (``heading``) and the path of
-    headings above it (``heading_path``)."""
+    headings above it (``heading_path``); the chunks of a split section also carry ``passage`` (1, 2,
+    ...) and ``passages`` (how many), which are not indexed."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -123,8 +124,10 @@ class SectionChunker:
                 pieces = self.splitter.split_text(body) or [body]
                 for p, piece in enumerate(pieces):
                     suffix = f"#s{s}" + (f".{p}" if len(pieces) > 1 else "")
-                    node = _chunk_node(doc, doc.doc_id + suffix, piece, extra)
-                    node.excluded_embed_metadata_keys.append("heading_path")
+                    # a split section's passages are told apart in source titles ("passage 2 of 3")
+                    split = {"passage": p + 1, "passages": len(pieces)} if len(pieces) > 1 else {}
+                    node = _chunk_node(doc, doc.doc_id + suffix, piece, {**extra, **split})
+                    node.excluded_embed_metadata_keys += ["heading_path", *split]
                     if not (self.params.heading_in_index and heading):
                         node.excluded_embed_metadata_keys.append("heading")
                     nodes.append(node)

@@ -15,6 +15,8 @@ from criss_rag.types import Answer
 class AnswerBasics:
     """Counts: citations, distinct cited documents, answer sentences; refused as 0/1."""
 
+    outputs = ("refused", "citations", "cited_documents", "answer_sentences")
+
     def __init__(self, params: BaseModel, ctx: ComponentContext) -> None:
         pass
 

@@ -1,6 +1,6 @@
 """A loopback web site for testing crawls: pages you script, served on 127.0.0.1.
 
-Built on :class:`criss_rag.testing_servers.StubServer` (threads, request log with arrival times
+Built on :class:`criss_rag.testing.servers.StubServer` (threads, request log with arrival times
 and headers, clean shutdown). Each page is a :class:`SitePage`: a body in any encoding, a status,
 a content type, extra headers, a delay before answering, or a number of ``503`` answers before
 it succeeds. Unknown paths get a 404.
@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from criss_rag.testing_servers import RecordedRequest, StubServer
+from criss_rag.testing.servers import RecordedRequest, StubServer
 
 
 @dataclass

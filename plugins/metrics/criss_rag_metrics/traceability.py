@@ -33,6 +33,9 @@ _CJK = re.compile(f"[{HANGUL}{KANA}{HAN}]")
 class Traceability:
     """Evidence traceability: retrieved, verified and cancer-matched evidence; answer and evidence-aligned sentences."""
 
+    outputs = ("retrieved_evidence", "verified_evidence", "cancer_matched_evidence", "answer_sentences",
+               "evidence_aligned_sentences", "aligned_share")
+
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         analyzer: str | dict[str, Any] = Field("auto", description="analyzer for cancer matching and sentence alignment (name or {name: ..., params}); `auto` picks one per script")

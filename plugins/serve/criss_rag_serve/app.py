@@ -1,7 +1,8 @@
 """The HTTP API and the chat page: ``create_app(engine, settings, token)`` returns a FastAPI app.
 
 Routes: ``POST /ask``, ``POST /chat`` and their ``/stream`` variants (server-sent events),
-``GET /health``, the page at ``/`` (files under ``/static``), OpenAPI at ``/openapi.json`` and
+``GET /health``, the OpenAI-compatible ``POST /v1/chat/completions`` and ``GET /v1/models``
+(:mod:`criss_rag_serve.openai_api`), the page at ``/`` (files under ``/static``), OpenAPI at ``/openapi.json`` and
 ``/docs``. Every error is ``{"error": {"code", "message", "request_id", "details"}}``; a traceback
 only ever goes to the server log.
 """
@@ -30,6 +31,7 @@ from criss_rag.engine import Engine
 from criss_rag.types import Answer
 
 from criss_rag_serve.jobs import ApiError, run_job, stream_job
+from criss_rag_serve.openai_api import add_openai_routes
 from criss_rag_serve.schemas import ChatResponse, ErrorResponse, Health, request_models
 from criss_rag_serve.sessions import Session, SessionStore
 from criss_rag_serve.settings import ServeSettings
@@ -234,7 +236,9 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
         return Health(status="ok", index_loaded=True, pipeline=config.name, config_hash=engine.config_hash,
                       index_key=engine.manifest.key, corpus_version=corpus_version(engine.manifest),
                       documents=engine.manifest.documents, chunks=engine.manifest.chunks, components=components,
-                      cache=cache.name if cache else None, sessions=len(sessions))
+                      cache=cache.name if cache else None, sessions=len(sessions), warm_up_s=engine.warmed_up)
+
+    add_openai_routes(app, engine, executor, settings, protected, request_id)  # /v1/models, /v1/chat/completions
 
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:

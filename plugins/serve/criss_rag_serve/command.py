@@ -41,7 +41,8 @@ from criss_rag_serve.settings import TOKEN_ENV, ServeSettings, read_token
 @click.option("--build-if-missing", is_flag=True, help="Ingest first when the index for this config does not exist yet.")
 @click.pass_context
 def serve(ctx: click.Context, config: Path, overrides: tuple[str, ...], build_if_missing: bool, **options: object) -> None:
-    """Serve CONFIG over HTTP: POST /ask, /chat (+ /stream variants), GET /health, the chat page at /."""
+    """Serve CONFIG over HTTP: POST /ask, /chat (+ /stream variants), GET /health, the chat page at /,
+    and the OpenAI-compatible POST /v1/chat/completions and GET /v1/models."""
     import uvicorn
 
     from criss_rag_serve.app import create_app
@@ -50,6 +51,8 @@ def serve(ctx: click.Context, config: Path, overrides: tuple[str, ...], build_if
     token = read_token(settings)  # refuses a non-loopback host without a token, before loading anything
     engine = Engine.open(Pipeline.from_file(config, host_from(ctx), overrides, show_progress=True),
                          build_if_missing=build_if_missing)
+    warm = engine.warm_up()  # models load now: the server listens (and /health answers) once the first question is fast
+    click.echo(f"warmed up in {sum(warm.values()):.1f} s", err=True)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     auth = f"bearer token from ${settings.token_env}" if token else "no token (loopback only)"
     click.echo(f"serving {engine.pipeline.config.name} ({engine.manifest.chunks} chunks) on "

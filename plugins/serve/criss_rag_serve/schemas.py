@@ -81,3 +81,5 @@ class Health(BaseModel):
     components: dict[str, Any]
     cache: str | None
     sessions: int
+    warm_up_s: dict[str, float] = Field(default_factory=dict, description="seconds each stage took to start before "
+                                        "the server began listening (models loaded then, not on the first question)")

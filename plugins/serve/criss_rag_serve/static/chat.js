@@ -41,10 +41,15 @@ function safeUrl(location) {
   }
 }
 
+// the title that tells an answer's sources apart (section, page, passage), else the document's
+function sourceTitle(citation) {
+  return citation.source_title || citation.title || citation.doc_id;
+}
+
 function openEvidence(citation, sentence) {
   $("ev-number").textContent = `Source [${citation.number}]`;
-  $("ev-title").textContent = citation.title || citation.doc_id;
-  $("ev-title").lang = languageOf(citation.title || "");
+  $("ev-title").textContent = sourceTitle(citation);
+  $("ev-title").lang = languageOf(sourceTitle(citation));
   const source = $("ev-source");
   source.replaceChildren();
   const href = safeUrl(citation.location || "");
@@ -85,7 +90,7 @@ function withCitationLinks(parent, text, citations, sentence) {
       }
       const link = el("a", "cite", `[${number}]`);
       link.href = "#";
-      link.title = citation.title || citation.doc_id;
+      link.title = sourceTitle(citation);
       link.addEventListener("click", (event) => {
         event.preventDefault();
         openEvidence(citation, sentence);
@@ -123,7 +128,7 @@ function renderAnswer(item, data) {
   for (const citation of answer.citations) {
     const entry = el("li");
     entry.value = citation.number;
-    const link = el("a", "", citation.title || citation.doc_id);
+    const link = el("a", "", sourceTitle(citation));
     link.href = "#";
     link.addEventListener("click", (event) => {
       event.preventDefault();

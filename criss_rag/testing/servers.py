@@ -20,7 +20,7 @@ what the client sent.
 Example::
 
     from llama_index.llms.openai_like import OpenAILike
-    from criss_rag.testing_servers import OpenAIStubServer
+    from criss_rag.testing.servers import OpenAIStubServer
 
     def test_the_client_sends_my_settings():
         with OpenAIStubServer(reply="Liver cancer starts in liver cells [1].") as server:

@@ -23,7 +23,6 @@ from llama_index.core.schema import BaseNode, Document, TextNode
 from llama_index.core.storage.docstore import SimpleDocumentStore
 from llama_index.core.utils import get_tokenizer
 
-import criss_rag
 from criss_rag.config.model import not_in_index_key
 from criss_rag.corpus_diff import CorpusDiff, DocumentEntry, DocumentTable, corpus_fingerprint, diff_corpus, hashes_of
 from criss_rag.errors import DataError, IndexStoreError
@@ -31,6 +30,7 @@ from criss_rag.executors import embed_on_executor
 from criss_rag.index_store import IndexStore, Manifest, index_key
 from criss_rag.ingest_report import IngestReport, Progress, token_stats
 from criss_rag.pipeline import Pipeline
+from criss_rag.version import __version__
 
 DOCSTORE = "docstore.json"
 RETRIEVERS = "retrievers"
@@ -192,7 +192,7 @@ def ingest(pipeline: Pipeline, *, force: bool = False, executor: Any = None) -> 
         documents=len(documents),
         chunks=len(chunks),
         plugins=pipeline.plugin_versions(),
-        criss_rag_version=criss_rag.__version__,
+        criss_rag_version=__version__,
     )
     store.write(manifest, write_version)
     mean, median = token_stats(table.tokens())
