@@ -167,6 +167,8 @@ class AnswerCache(Protocol):
     entry stored under an equal ``scope`` (same config hash, corpus version, filters, language)
     that the cache judges to be the same question; ``store`` runs after each new answer (the
     cache decides what to keep, e.g. no refusals). Both may be called from several threads.
+    Optional: ``trace_notes(query, scope) -> Mapping[str, Any]``, what the ``cache`` stage of the
+    trace should show (e.g. the facets of the question that a stored one must share).
     """
 
     def lookup(self, query: Query, scope: CacheScope) -> CacheHit | None: ...
