@@ -38,7 +38,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
-from criss_rag.config.yaml_source import line_of
+from criss_rag.config.yaml_source import line_of, short_repr
 from criss_rag.errors import ConfigError
 from criss_rag.registry import ComponentSpec, Registry
 
@@ -224,11 +224,11 @@ def parse_pipeline(raw: Any, registry: Registry, *, source: str, base_dir: Path)
     unknown = sorted(set(raw) - TOP_LEVEL, key=str)
     if unknown:
         raise ConfigError(
-            f"{where((unknown[0],))}: unknown top-level key {unknown[0]!r}. "
+            f"{where((unknown[0],))}: unknown top-level key {short_repr(unknown[0])}. "
             f"Valid keys: {', '.join(sorted(TOP_LEVEL))}"
         )
     if raw.get("version", 1) != 1:
-        raise ConfigError(f"{where(('version',))}: unsupported config version {raw['version']!r}; use 1")
+        raise ConfigError(f"{where(('version',))}: unsupported config version {short_repr(raw['version'])}; use 1")
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"{where(('name',))}: the config needs a `name:` (a short string)")
@@ -404,14 +404,14 @@ def _explain_validation(
     for error in exc.errors():
         loc = tuple(error["loc"])
         key = ".".join(str(part) for part in loc) or "(params)"
-        head = f"{where(path + loc[:1])}: stage {stage}, {spec.kind} {spec.name!r}, key {key!r}"
+        head = f"{where(path + loc[:1])}: stage {stage}, {spec.kind} {spec.name!r}, key {short_repr(key)}"
         if error["type"] == "extra_forbidden":
             lines.append(f"{head}: unknown key. Valid keys: {valid}")
         elif error["type"] == "missing":
             lines.append(f"{head}: required key is missing")
         else:
             got = error.get("input")
-            lines.append(f"{head}: {error['msg']} (got {got!r})")
+            lines.append(f"{head}: {error['msg']} (got {short_repr(got)})")
     return "\n".join(lines)
 
 
