@@ -26,7 +26,7 @@ from llama_index.core.utils import get_tokenizer
 import criss_rag
 from criss_rag.config.model import not_in_index_key
 from criss_rag.corpus_diff import CorpusDiff, DocumentEntry, DocumentTable, corpus_fingerprint, diff_corpus, hashes_of
-from criss_rag.errors import DataError, IndexStoreError
+from criss_rag.errors import ComponentError, DataError, IndexStoreError
 from criss_rag.executors import embed_on_executor
 from criss_rag.index_store import IndexStore, Manifest, index_key
 from criss_rag.ingest_report import IngestReport, Progress, token_stats
@@ -145,7 +145,12 @@ def ingest(pipeline: Pipeline, *, force: bool = False, executor: Any = None) -> 
     fresh_ids = set(diff.added + diff.changed) if incremental else set(hashes)
     to_chunk = [doc for doc in documents if doc.doc_id in fresh_ids]
     with progress.step("chunking"):
-        new_chunks = _chunk(pipeline, to_chunk, progress)
+        new_chunks, failed = _chunk(pipeline, to_chunk, progress)
+    if failed:  # documents the chunker cannot handle are left out of this version and reported
+        skipped = [*skipped, *((f"document {doc_id}", reason) for doc_id, reason in failed.items())]
+        documents = [doc for doc in documents if doc.doc_id not in failed]
+        hashes = {doc_id: h for doc_id, h in hashes.items() if doc_id not in failed}
+        fresh_ids -= set(failed)
     by_doc = _chunks_by_document(new_chunks, fresh_ids, pipeline)
     # 2. the chunks that leave every retriever, and the whole new corpus in document order
     removed_ids = previous.table.chunk_ids(diff.changed + diff.deleted) if incremental else []
@@ -225,16 +230,29 @@ def _index(pipeline: Pipeline, cc: Any, retriever: Any, chunks: list[BaseNode], 
     return "rebuilt" if old is not None else "built"
 
 
-def _chunk(pipeline: Pipeline, documents: list[Document], progress: Progress) -> list[TextNode]:
+def _chunk(pipeline: Pipeline, documents: list[Document], progress: Progress) -> tuple[list[TextNode], dict[str, str]]:
     """Chunk ``documents`` in batches (a chunker's output for one document must not depend on
-    the others: incremental ingest chunks only what changed)."""
+    the others: incremental ingest chunks only what changed). A batch the chunker fails on is
+    chunked again one document at a time; the documents that still fail are returned with why
+    (``doc_id -> reason``) instead of stopping the ingest."""
     chunker_cc = pipeline.config.one("chunker")
     chunker = pipeline.build(chunker_cc)
     chunks: list[TextNode] = []
+    failed: dict[str, str] = {}
     with progress.bar(len(documents), "chunking", "doc") as bar:
         for start in range(0, len(documents), 256):
             batch = documents[start : start + 256]
-            chunks.extend(pipeline.call("chunker", chunker_cc.name, chunker.chunk, batch))
+            try:
+                chunks.extend(pipeline.call("chunker", chunker_cc.name, chunker.chunk, batch))
+            except (ComponentError, RecursionError, MemoryError):
+                for doc in batch:
+                    try:
+                        chunks.extend(pipeline.call("chunker", chunker_cc.name, chunker.chunk, [doc]))
+                    except (ComponentError, RecursionError, MemoryError) as exc:
+                        reason = f"the chunker could not split it ({len(doc.text):,} characters): {exc}"
+                        failed[doc.doc_id] = reason[:500]
+                        progress.note(f"skipped document {doc.doc_id}: {failed[doc.doc_id]}")
+                        log.warning("skipped document %s: %s", doc.doc_id, failed[doc.doc_id])
             bar.update(len(batch))
     missing = [c.node_id for c in chunks if not c.metadata.get("doc_id")]
     if missing:
@@ -242,7 +260,7 @@ def _chunk(pipeline: Pipeline, documents: list[Document], progress: Progress) ->
             f"chunker {chunker_cc.name!r} produced chunks without `doc_id` "
             f"metadata (e.g. {missing[0]}); citations could not name their source"
         )
-    return chunks
+    return chunks, failed
 
 
 def _chunks_by_document(chunks: list[TextNode], doc_ids: set[str], pipeline: Pipeline) -> dict[str, list[TextNode]]:
