@@ -28,7 +28,7 @@ from criss_rag.config.model import not_in_index_key
 from criss_rag.corpus_diff import CorpusDiff, DocumentEntry, DocumentTable, corpus_fingerprint, diff_corpus, hashes_of
 from criss_rag.errors import ComponentError, DataError, IndexStoreError
 from criss_rag.executors import embed_on_executor
-from criss_rag.index_store import IndexStore, Manifest, index_key
+from criss_rag.index_store import IndexLock, IndexStore, Manifest, index_key
 from criss_rag.ingest_report import IngestReport, Progress, token_stats
 from criss_rag.pipeline import Pipeline
 
@@ -117,13 +117,28 @@ def _previous(store: IndexStore, key: str, pipeline: Pipeline, progress: Progres
         return None
 
 
-def ingest(pipeline: Pipeline, *, force: bool = False, executor: Any = None) -> IngestReport:
+def ingest(pipeline: Pipeline, *, force: bool = False, executor: Any = None, lock_timeout: float = 600.0) -> IngestReport:
     """Bring the index of ``pipeline`` up to date with its corpus (``force``: rebuild it whole);
-    with an ``executor`` (:mod:`criss_rag.executors`) the new chunks are embedded there first."""
-    started = time.perf_counter()
+    with an ``executor`` (:mod:`criss_rag.executors`) the new chunks are embedded there first.
+    One writer per index at a time: another ingest of the same index is waited for, at most
+    ``lock_timeout`` seconds (:class:`~criss_rag.index_store.IndexLock`)."""
     progress = Progress(pipeline.show_progress)
     store = IndexStore(pipeline.config.index_dir)
     key = pipeline_index_key(pipeline)
+
+    def note(message: str) -> None:
+        progress.note(message)
+        log.warning("%s", message)
+
+    with IndexLock(store.root, key, lock_timeout, note) as lock:
+        if lock.recovered:
+            note(lock.recovered)
+        return _ingest_locked(pipeline, store, key, progress, force, executor)
+
+
+def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Progress, force: bool,
+                   executor: Any) -> IngestReport:
+    started = time.perf_counter()
     previous = _previous(store, key, pipeline, progress)
     source = _source_fingerprint(pipeline)
     if previous and not force and source and source == previous.manifest.source_fingerprint:
@@ -319,6 +334,7 @@ def _new_table(documents: list[Document], hashes: dict[str, str], by_doc: dict[s
 def _up_to_date(store: IndexStore, previous: _Previous, started: float, diff: CorpusDiff | None = None,
                 skipped: list[tuple[str, str]] | None = None) -> IngestReport:
     m = previous.manifest
+    store.remove_stale(m.key)  # versions left by a crashed or concurrent writer, even when nothing changed
     mean, median = token_stats(previous.table.tokens())
     unchanged = {"added": 0, "changed": 0, "deleted": 0, "unchanged": m.documents}
     return IngestReport(
