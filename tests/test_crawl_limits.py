@@ -108,3 +108,41 @@ def test_the_cli_has_the_deadline_options(flag):
     host = PluginHost(strict=True, only={"crawl"})
     result = CliRunner().invoke(build_cli(host), ["crawl", "--help"], obj={"host": host})
     assert flag in result.output
+
+
+# -- the classifier: script-aware length, medical terms weigh against shortness ------------------------
+
+
+def _classify(text: str, title: str = ""):
+    from criss_rag_crawl.classify import HeuristicSettings, classify_page
+    from criss_rag_crawl.page import parse_page
+
+    page = parse_page(f"<html><head><title>{title}</title></head><body><p>{text}</p></body></html>")
+    return classify_page("https://h.org/guide/cq7.html", page, HeuristicSettings())
+
+
+def test_a_short_japanese_clinical_question_page_is_medical():
+    # 64 characters, 8 medical terms: the "< 100 chars" rule used to make it non-medical
+    text = "CQ7 胸腺腫の術後再発に再切除は勧められるか。推奨：再発が限局していれば手術を検討する。化学療法や放射線治療も選ぶ。"
+    assert 55 <= len(text.replace(" ", "")) <= 80
+    verdict = _classify(text)
+    assert verdict.category == "medical", verdict.reason
+    assert len(verdict.medical_terms) >= 6
+
+
+def test_a_short_chinese_or_korean_page_with_medical_terms_counts_its_script():
+    from criss_rag_crawl.classify import weighted_length
+
+    assert weighted_length("胸腺瘤手术") == 15 and weighted_length("흉선종 수술") == 10 and weighted_length("tumor") == 5
+    korean = "흉선종 수술 후 재발하면 재절제를 검토합니다. 항암 치료와 방사선 치료도 선택지입니다."
+    assert _classify(korean).category == "medical", _classify(korean).reason
+    chinese = "胸腺瘤术后复发时，如病灶局限可考虑再次手术切除，也可选择化疗或放疗。"
+    assert _classify(chinese).category == "medical", _classify(chinese).reason
+
+
+def test_short_pages_without_medical_evidence_stay_non_medical():
+    assert _classify("お問い合わせは事務局までご連絡ください。").category == "non-medical"
+    english = "Cancer treatment: surgery or chemotherapy."  # 5 terms, but 38 chars of English
+    verdict = _classify(english)
+    assert verdict.category == "non-medical" and "too little text" in verdict.reason
+    assert _classify("胸腺腫の治療").category == "non-medical"  # 6 characters: too short even with terms
