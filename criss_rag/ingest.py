@@ -60,7 +60,8 @@ def load_documents(pipeline: Pipeline) -> tuple[list[Document], list[tuple[str, 
     documents = pipeline.call("loader", loader_cc.name, lambda: list(loader.load()))
     skipped = [(str(item), str(reason)) for item, reason in getattr(loader, "skipped", None) or []]
     if not documents:
-        raise DataError(f"{pipeline.config.source}: the loader found no documents; check `loader.path`"
+        key = getattr(loader, "path_key", "loader.path")  # a loader may name its own key (e.g. manuals[].path)
+        raise DataError(f"{pipeline.config.source}: the loader found no documents; check `{key}`"
                         + (f" ({len(skipped)} items skipped, e.g. {skipped[0][0]}: {skipped[0][1]})" if skipped else ""))
     counts = Counter(doc.doc_id for doc in documents)
     dupes = [doc_id for doc_id, n in counts.items() if n > 1]
@@ -176,6 +177,8 @@ def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Pr
         raise DataError(f"{pipeline.config.source}: the chunker produced no chunks (are the documents empty?)")
     _check_unique_ids(chunks, pipeline)
     warnings = [f"{stage}: {warning}" for stage, warning in pipeline.check_corpus(chunks).items()]  # strict filters raise
+    warnings = [f"loader: {item}: {message}"  # e.g. pypdf's, instead of raw on stderr
+                for item, message in getattr(pipeline.one("loader"), "warnings", None) or []] + warnings
     for warning in warnings:
         log.warning("%s", warning)
     table = _new_table(documents, hashes, by_doc, previous.table if incremental else None)
