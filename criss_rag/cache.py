@@ -9,7 +9,8 @@ answer may depend on the earlier turns.
 
 The cache component decides whether two questions are the same (e.g. by embedding similarity)
 and what to keep; a hit is marked in the answer (``Answer.cached``) and in the trace (stage
-``cache``, ``notes.hit``).
+``cache``, ``notes.hit``). A cache may also define ``trace_notes(query, scope)``, what the
+``cache`` stage's notes should show (the bundled ``semantic`` cache: the facets that must match).
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ class CacheStage:
             stage.notes["skipped"] = "a conversation turn with history: its answer may depend on earlier turns"
             return None, stage
         scope = scope_for(query, self.config_hash, self.manifest)
+        explain = getattr(self.cache, "trace_notes", None)  # optional: e.g. what must match for a hit
+        if callable(explain):
+            stage.notes.update(self.pipeline.call("cache", self.cc.name, explain, query, scope))
         hit = self.pipeline.call("cache", self.cc.name, self.cache.lookup, query, scope)
         stage.ms = round((time.perf_counter() - started) * 1000, 3)
         if hit is None:

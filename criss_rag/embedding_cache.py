@@ -1,15 +1,19 @@
 """Embeddings cached by (embedding model, text hash), so re-ingesting re-embeds only new text.
 
 The cache is one SQLite file per index root (``<index.dir>/.cache/embeddings.sqlite``). Vectors are
-written batch by batch as they are computed, so an ingest that dies half-way resumes from where it
-stopped: the next run finds the finished batches in the cache.
+committed step by step as they are computed, so an ingest that dies half-way resumes from where it
+stopped: the next run finds the finished steps in the cache. A step is small: the first is one
+model batch, and each next one is sized to take about ``step_seconds`` (default 2 s) at the speed
+measured so far, never more than ``batch_size`` texts; so at most a few seconds of embedding are
+lost to a crash, and the progress bar moves after each step.
 """
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -62,24 +66,39 @@ def embed_with_cache(
     cache: EmbeddingCache | None,
     *,
     batch_size: int = 256,
+    min_batch: int | None = None,
+    step_seconds: float = 2.0,
     show_progress: bool = False,
+    clock: Callable[[], float] = time.monotonic,
 ) -> tuple[np.ndarray, int]:
-    """Vectors for ``texts`` (float32 matrix) and how many were computed (not cached)."""
+    """Vectors for ``texts`` (float32 matrix) and how many were computed (not cached).
+
+    Computed in steps committed to ``cache`` one by one: the first of ``min_batch`` texts (default:
+    the model's ``embed_batch_size``), the next ones sized so that a step takes about
+    ``step_seconds``, between ``min_batch`` and ``batch_size`` texts."""
     keys = [text_key(t) for t in texts]
     known = cache.get_many(model_id, keys) if cache else {}
     text_of = dict(zip(keys, texts, strict=True))
     # shortest first: texts of similar length share a model batch, so little of it is padding (as
     # sentence-transformers' own encode() does); the vectors are keyed by hash, so order is free
     missing = sorted(dict.fromkeys(k for k in keys if k not in known), key=lambda k: len(text_of[k]))
+    smallest = max(1, min(batch_size, min_batch or int(getattr(embedding, "embed_batch_size", 0) or 0) or batch_size))
+    step = smallest
     bar = tqdm(total=len(missing), desc="embedding", unit="chunk", disable=not show_progress or not missing)
-    for start in range(0, len(missing), batch_size):
-        batch = missing[start : start + batch_size]
+    start = 0
+    while start < len(missing):
+        batch = missing[start : start + step]
+        began = clock()
         vectors = embedding.get_text_embedding_batch([text_of[k] for k in batch])
         fresh = {k: np.asarray(v, dtype="float32") for k, v in zip(batch, vectors, strict=True)}
         if cache:
             cache.put_many(model_id, fresh)
         known.update(fresh)
         bar.update(len(batch))
+        start += len(batch)
+        took = max(clock() - began, 1e-6)
+        wanted = int(len(batch) * step_seconds / took)  # texts that would take step_seconds at this speed
+        step = max(smallest, min(batch_size, wanted // smallest * smallest or smallest))
     bar.close()
     matrix = np.vstack([known[k] for k in keys]) if keys else np.zeros((0, 0), dtype="float32")
     return matrix, len(missing)

@@ -14,7 +14,14 @@ renames the folder to its version name, then points ``<key>`` at it with one ato
 ``os.replace`` of the symlink. Readers resolve the link once, so a reader never mixes two
 versions; a crash at any moment leaves the link on a complete version. The previous version is
 kept until the next ingest (a reader may still be loading it); temp folders whose process is gone
-are removed by the next ingest.
+and versions that are not current (also those a concurrent writer left) are removed by the next
+ingest, up to date or not.
+
+Writers are serialised per index by :class:`IndexLock` (``<index.dir>/.lock-<key>``, an
+``flock`` held for the whole ingest, with the holder's pid, host and start time written in it):
+a second ingest of the same index waits for the first, saying whom it waits for, and refuses
+with that name when its wait is over. The kernel drops the lock when its holder dies, so a lock
+left by a killed ingest is recovered at once (and said so).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import hashlib
 import json
 import os
 import shutil
+import socket
 import time
 import uuid
 from collections.abc import Callable
@@ -169,6 +177,91 @@ class IndexStore:
             dead_temp = name.startswith((f".tmp-{key}-", f".link-{key}-")) and not _owner_alive(name, child)
             if dead_temp or (name.startswith(f"{key}@") and name != current):
                 _remove(child)
+
+
+class IndexLock:
+    """The writer lock of one index: ``with IndexLock(root, key, timeout, note): ...``.
+
+    Waits up to ``timeout`` seconds (``0``: refuse at once) for another writer, calling ``note``
+    with who holds the lock when the wait starts and every 30 s; then raises
+    :class:`IndexStoreError` naming the holder and the lock file."""
+
+    def __init__(self, root: Path, key: str, timeout: float = 600.0, note: Callable[[str], None] = print,
+                 poll: float = 0.2) -> None:
+        self.path = root / f".lock-{key}"
+        self.timeout = timeout
+        self.note = note
+        self.poll = poll
+        self._handle: Any = None
+        self.recovered = ""  # set when the previous holder had died without releasing the file
+
+    def __enter__(self) -> IndexLock:
+        try:
+            import fcntl
+        except ImportError:  # no flock (Windows): writers are not serialised there
+            return self
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until __exit__
+        started = time.monotonic()
+        told = 0.0
+        while True:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                holder = _read_holder(self.path)
+                waited = time.monotonic() - started
+                if waited >= self.timeout:
+                    handle.close()
+                    raise IndexStoreError(
+                        f"another ingest is writing this index ({holder}; lock file {self.path}); waited "
+                        f"{waited:.0f}s. Let it finish and run again, or stop it first; two writers of one "
+                        "index are never run at once"
+                    ) from None
+                if waited - told >= 30 or told == 0.0:
+                    self.note(f"waiting for another ingest of this index to finish ({holder}; lock {self.path.name})")
+                    told = max(waited, 1e-9)
+                time.sleep(self.poll)
+        previous = _read_holder(self.path, raw=True)
+        if previous and not _pid_alive(previous.get("pid")):
+            self.recovered = (f"recovered the lock of an ingest that ended without releasing it "
+                              f"(pid {previous.get('pid')}, started {previous.get('started', '?')})")
+        handle.seek(0)
+        handle.truncate()
+        handle.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                 "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}))
+        handle.flush()
+        self._handle = handle
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._handle is not None:
+            self._handle.seek(0)
+            self._handle.truncate()  # the file stays (unlinking it would race a waiting writer)
+            self._handle.close()  # closing releases the flock
+            self._handle = None
+
+
+def _read_holder(path: Path, raw: bool = False) -> Any:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except (OSError, ValueError):
+        data = {}
+    if raw:
+        return data
+    if not data:
+        return "holder unknown"
+    return f"pid {data.get('pid')} on {data.get('host')}, started {data.get('started')}"
+
+
+def _pid_alive(pid: Any) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (TypeError, ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _owner_alive(name: str, path: Path) -> bool:

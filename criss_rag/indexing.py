@@ -25,9 +25,9 @@ from llama_index.core.utils import get_tokenizer
 
 from criss_rag.config.model import not_in_index_key
 from criss_rag.corpus_diff import CorpusDiff, DocumentEntry, DocumentTable, corpus_fingerprint, diff_corpus, hashes_of
-from criss_rag.errors import DataError, IndexStoreError
+from criss_rag.errors import ComponentError, DataError, IndexStoreError
 from criss_rag.executors import embed_on_executor
-from criss_rag.index_store import IndexStore, Manifest, index_key
+from criss_rag.index_store import IndexLock, IndexStore, Manifest, index_key
 from criss_rag.ingest_report import IngestReport, Progress, token_stats
 from criss_rag.pipeline import Pipeline
 from criss_rag.version import __version__
@@ -60,7 +60,8 @@ def load_documents(pipeline: Pipeline) -> tuple[list[Document], list[tuple[str, 
     documents = pipeline.call("loader", loader_cc.name, lambda: list(loader.load()))
     skipped = [(str(item), str(reason)) for item, reason in getattr(loader, "skipped", None) or []]
     if not documents:
-        raise DataError(f"{pipeline.config.source}: the loader found no documents; check `loader.path`"
+        key = getattr(loader, "path_key", "loader.path")  # a loader may name its own key (e.g. manuals[].path)
+        raise DataError(f"{pipeline.config.source}: the loader found no documents; check `{key}`"
                         + (f" ({len(skipped)} items skipped, e.g. {skipped[0][0]}: {skipped[0][1]})" if skipped else ""))
     counts = Counter(doc.doc_id for doc in documents)
     dupes = [doc_id for doc_id, n in counts.items() if n > 1]
@@ -117,13 +118,28 @@ def _previous(store: IndexStore, key: str, pipeline: Pipeline, progress: Progres
         return None
 
 
-def ingest(pipeline: Pipeline, *, force: bool = False, executor: Any = None) -> IngestReport:
+def ingest(pipeline: Pipeline, *, force: bool = False, executor: Any = None, lock_timeout: float = 600.0) -> IngestReport:
     """Bring the index of ``pipeline`` up to date with its corpus (``force``: rebuild it whole);
-    with an ``executor`` (:mod:`criss_rag.executors`) the new chunks are embedded there first."""
-    started = time.perf_counter()
+    with an ``executor`` (:mod:`criss_rag.executors`) the new chunks are embedded there first.
+    One writer per index at a time: another ingest of the same index is waited for, at most
+    ``lock_timeout`` seconds (:class:`~criss_rag.index_store.IndexLock`)."""
     progress = Progress(pipeline.show_progress)
     store = IndexStore(pipeline.config.index_dir)
     key = pipeline_index_key(pipeline)
+
+    def note(message: str) -> None:
+        progress.note(message)
+        log.warning("%s", message)
+
+    with IndexLock(store.root, key, lock_timeout, note) as lock:
+        if lock.recovered:
+            note(lock.recovered)
+        return _ingest_locked(pipeline, store, key, progress, force, executor)
+
+
+def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Progress, force: bool,
+                   executor: Any) -> IngestReport:
+    started = time.perf_counter()
     previous = _previous(store, key, pipeline, progress)
     source = _source_fingerprint(pipeline)
     if previous and not force and source and source == previous.manifest.source_fingerprint:
@@ -145,7 +161,12 @@ def ingest(pipeline: Pipeline, *, force: bool = False, executor: Any = None) -> 
     fresh_ids = set(diff.added + diff.changed) if incremental else set(hashes)
     to_chunk = [doc for doc in documents if doc.doc_id in fresh_ids]
     with progress.step("chunking"):
-        new_chunks = _chunk(pipeline, to_chunk, progress)
+        new_chunks, failed = _chunk(pipeline, to_chunk, progress)
+    if failed:  # documents the chunker cannot handle are left out of this version and reported
+        skipped = [*skipped, *((f"document {doc_id}", reason) for doc_id, reason in failed.items())]
+        documents = [doc for doc in documents if doc.doc_id not in failed]
+        hashes = {doc_id: h for doc_id, h in hashes.items() if doc_id not in failed}
+        fresh_ids -= set(failed)
     by_doc = _chunks_by_document(new_chunks, fresh_ids, pipeline)
     # 2. the chunks that leave every retriever, and the whole new corpus in document order
     removed_ids = previous.table.chunk_ids(diff.changed + diff.deleted) if incremental else []
@@ -156,6 +177,8 @@ def ingest(pipeline: Pipeline, *, force: bool = False, executor: Any = None) -> 
         raise DataError(f"{pipeline.config.source}: the chunker produced no chunks (are the documents empty?)")
     _check_unique_ids(chunks, pipeline)
     warnings = [f"{stage}: {warning}" for stage, warning in pipeline.check_corpus(chunks).items()]  # strict filters raise
+    warnings = [f"loader: {item}: {message}"  # e.g. pypdf's, instead of raw on stderr
+                for item, message in getattr(pipeline.one("loader"), "warnings", None) or []] + warnings
     for warning in warnings:
         log.warning("%s", warning)
     table = _new_table(documents, hashes, by_doc, previous.table if incremental else None)
@@ -225,16 +248,29 @@ def _index(pipeline: Pipeline, cc: Any, retriever: Any, chunks: list[BaseNode], 
     return "rebuilt" if old is not None else "built"
 
 
-def _chunk(pipeline: Pipeline, documents: list[Document], progress: Progress) -> list[TextNode]:
+def _chunk(pipeline: Pipeline, documents: list[Document], progress: Progress) -> tuple[list[TextNode], dict[str, str]]:
     """Chunk ``documents`` in batches (a chunker's output for one document must not depend on
-    the others: incremental ingest chunks only what changed)."""
+    the others: incremental ingest chunks only what changed). A batch the chunker fails on is
+    chunked again one document at a time; the documents that still fail are returned with why
+    (``doc_id -> reason``) instead of stopping the ingest."""
     chunker_cc = pipeline.config.one("chunker")
     chunker = pipeline.build(chunker_cc)
     chunks: list[TextNode] = []
+    failed: dict[str, str] = {}
     with progress.bar(len(documents), "chunking", "doc") as bar:
         for start in range(0, len(documents), 256):
             batch = documents[start : start + 256]
-            chunks.extend(pipeline.call("chunker", chunker_cc.name, chunker.chunk, batch))
+            try:
+                chunks.extend(pipeline.call("chunker", chunker_cc.name, chunker.chunk, batch))
+            except (ComponentError, RecursionError, MemoryError):
+                for doc in batch:
+                    try:
+                        chunks.extend(pipeline.call("chunker", chunker_cc.name, chunker.chunk, [doc]))
+                    except (ComponentError, RecursionError, MemoryError) as exc:
+                        reason = f"the chunker could not split it ({len(doc.text):,} characters): {exc}"
+                        failed[doc.doc_id] = reason[:500]
+                        progress.note(f"skipped document {doc.doc_id}: {failed[doc.doc_id]}")
+                        log.warning("skipped document %s: %s", doc.doc_id, failed[doc.doc_id])
             bar.update(len(batch))
     missing = [c.node_id for c in chunks if not c.metadata.get("doc_id")]
     if missing:
@@ -242,7 +278,7 @@ def _chunk(pipeline: Pipeline, documents: list[Document], progress: Progress) ->
             f"chunker {chunker_cc.name!r} produced chunks without `doc_id` "
             f"metadata (e.g. {missing[0]}); citations could not name their source"
         )
-    return chunks
+    return chunks, failed
 
 
 def _chunks_by_document(chunks: list[TextNode], doc_ids: set[str], pipeline: Pipeline) -> dict[str, list[TextNode]]:
@@ -301,6 +337,7 @@ def _new_table(documents: list[Document], hashes: dict[str, str], by_doc: dict[s
 def _up_to_date(store: IndexStore, previous: _Previous, started: float, diff: CorpusDiff | None = None,
                 skipped: list[tuple[str, str]] | None = None) -> IngestReport:
     m = previous.manifest
+    store.remove_stale(m.key)  # versions left by a crashed or concurrent writer, even when nothing changed
     mean, median = token_stats(previous.table.tokens())
     unchanged = {"added": 0, "changed": 0, "deleted": 0, "unchanged": m.documents}
     return IngestReport(

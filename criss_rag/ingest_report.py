@@ -38,7 +38,7 @@ class IngestReport:
     embedded: int | None = 0  # texts the embedding model computed this run (None: the pipeline embeds nothing)
     retrievers: dict[str, str] = field(default_factory=dict)  # label -> updated / rebuilt / unchanged
     rebuilt_because: dict[str, str] = field(default_factory=dict)  # label -> why it was rebuilt whole
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (item, reason) the loader skipped
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (item, reason) the loader or the chunker skipped
     warnings: list[str] = field(default_factory=list)
     steps: dict[str, float] = field(default_factory=dict)  # seconds per step (loading, chunking, retriever <label>, ...)
 

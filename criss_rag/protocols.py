@@ -26,7 +26,10 @@ class Loader(Protocol):
     Skipped items: a loader that leaves out an input item (an empty body, an unreadable file, a
     record missing a field when configured to be lenient) records it in ``self.skipped``, a
     ``list[tuple[str, str]]`` of ``(item, reason)`` (e.g. ``("corpus.csv:14", "empty text")``),
-    reset at the start of each ``load()``; the ingest summary lists them. Optional: a
+    reset at the start of each ``load()``; the ingest summary lists them. Optional: ``warnings``,
+    a list of ``(item, message)`` met while reading (e.g. a PDF library's), listed as the ingest
+    report's warnings; ``path_key``, the config key the "no documents" hint names (default
+    ``loader.path``). Optional: a
     ``fingerprint() -> str`` that changes with the corpus (e.g. a file hash) spares a full load
     when the index is up to date.
     """
@@ -167,6 +170,8 @@ class AnswerCache(Protocol):
     entry stored under an equal ``scope`` (same config hash, corpus version, filters, language)
     that the cache judges to be the same question; ``store`` runs after each new answer (the
     cache decides what to keep, e.g. no refusals). Both may be called from several threads.
+    Optional: ``trace_notes(query, scope) -> Mapping[str, Any]``, what the ``cache`` stage of the
+    trace should show (e.g. the facets of the question that a stored one must share).
     """
 
     def lookup(self, query: Query, scope: CacheScope) -> CacheHit | None: ...

@@ -114,7 +114,7 @@ class Registry:
             )
         valid = ", ".join(sorted(specs)) or "(none: is the plugin that provides it installed?)"
         raise ConfigError(
-            f"{prefix}unknown {kind} {name!r}. Registered {kind}s: {valid}. "
+            f"{prefix}unknown {kind} {name[:200] + '...' if len(name) > 200 else name!r}. Registered {kind}s: {valid}. "
             "Run `criss-rag plugins` to see which plugin provides what."
         )
 

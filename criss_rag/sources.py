@@ -4,6 +4,7 @@ text is chosen metadata plus the text."""
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import json
@@ -26,26 +27,44 @@ def index_fields_param(description: str = INDEX_FIELDS_HELP) -> Any:
 
 
 def read_jsonl(path: Path, what: str = "file") -> Iterator[tuple[int, Any]]:
-    """``(line number, parsed value)`` for each non-blank line; errors name the file and line."""
+    """``(line number, parsed value)`` for each non-blank line; errors name the file and line.
+
+    UTF-8, with or without a byte-order mark; a line that is not UTF-8 (a binary file, another
+    encoding) is an error naming its file, line and byte."""
+    if path.is_dir():
+        raise DataError(f"{what} {path} is a directory, not a file: name a .jsonl file inside it")
     try:
-        handle = open(path, encoding="utf-8")
+        handle = open(path, "rb")
     except FileNotFoundError:
         raise DataError(f"{what} not found: {path}") from None
     with handle:
-        for number, line in enumerate(handle, start=1):
+        binary = b"\x00" in handle.read(8192)  # a NUL near the start: not a text file at all
+        handle.seek(0)
+        for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith(codecs.BOM_UTF8):
+                raw = raw[len(codecs.BOM_UTF8):]
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                kind = "a binary file?" if binary or b"\x00" in raw else "saved in another encoding?"
+                raise DataError(f"{path}:{number}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at column "
+                                f"{exc.start + 1}; {kind}); JSONL files must be UTF-8") from None
             if not line.strip():
                 continue
             try:
                 yield number, json.loads(line)
             except json.JSONDecodeError as exc:
-                raise DataError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+                raise DataError(f"{path}:{number}: not valid JSON ({exc.msg}, column {exc.colno})") from None
 
 
-def corpus_file(ctx: Any, path: str) -> Path:
+def corpus_file(ctx: Any, path: str, key: str = "loader.path") -> Path:
     """The loader's ``path`` resolved against the config file; an error if it is not a file."""
     resolved = ctx.resolve_path(path)
+    if resolved.is_dir():
+        raise DataError(f"stage loader: {resolved} is a directory, not a corpus file (check `{key}`: name a "
+                        "file inside it)")
     if not resolved.is_file():
-        raise DataError(f"stage loader: corpus file not found: {resolved} (check `loader.path`)")
+        raise DataError(f"stage loader: corpus file not found: {resolved} (check `{key}`)")
     return resolved
 
 

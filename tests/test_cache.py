@@ -279,3 +279,41 @@ def test_the_cache_and_the_dense_retriever_embed_each_question_once(root, monkey
     assert engine.ask(RISK).cached is not None and embedded == [RISK]  # the hit reuses the remembered vector
     engine.ask("Which test finds breast cancer early?")
     assert embedded == [RISK, "Which test finds breast cancer early?"]
+
+
+# -- near misses that embed alike must not share an answer (issue 14) --------------------------------------
+
+NEAR_MISSES = [  # (stored, asked): each pair scores at or above the 0.95 threshold with MiniLM or close to it
+    ("How is small cell lung cancer treated?", "How is non-small cell lung cancer treated?"),
+    ("What is the treatment for stage IIIA lung cancer?", "What is the treatment for stage IIIB lung cancer?"),
+    ("Should a 2 cm stage I breast tumor be removed?", "Should a 4 cm stage I breast tumor be removed?"),
+    ("Should women over 50 get mammograms every year?", "Should women under 50 get mammograms every year?"),
+    ("Is chemotherapy recommended for early prostate cancer?", "Is chemotherapy not recommended for early prostate cancer?"),
+    ("How is HER2-positive breast cancer treated?", "How is HER2-negative breast cancer treated?"),
+    ("How is leukemia treated in children?", "How is leukemia treated in adults?"),
+]
+LUNG_CORPUS = [*CORPUS,
+               {"doc_id": "lung-tx", "title": "Lung cancer treatment", "cancer_type": "lung",
+                "text": "Lung cancer is treated with surgery, chemotherapy and radiation. Breast cancer is treated "
+                        "with surgery. Prostate cancer and leukemia are treated with chemotherapy. Mammograms "
+                        "find breast cancer; a breast tumor may be removed."}]
+
+
+def test_near_misses_that_embed_alike_miss_and_the_trace_shows_the_facets(root, host):
+    write_corpus(root, LUNG_CORPUS)
+    engine = semantic_engine(root, host)
+    cache = engine.cache.cache
+    close = 0
+    for stored, asked in NEAR_MISSES:
+        first = engine.ask(stored)
+        assert not first.refused, stored
+        similarity = float(cache._vector(stored) @ cache._vector(asked))  # noqa: SLF001 - the raw similarity
+        close += similarity >= cache.params.threshold
+        answer = engine.ask(asked)
+        assert answer.cached is None, (stored, asked, similarity)
+        assert answer.trace.stage("cache").notes["facets"] != first.trace.stage("cache").notes["facets"]
+    assert close >= 3  # similarity alone would have served several of them the other question's answer
+    shown = engine.ask("How is small cell lung cancer treated?")  # stored above: a hit, facets in the trace
+    assert shown.cached is not None
+    assert shown.trace.stage("cache").notes["facets"] == {"cancer": ["lung cancer"], "subtype": ["small-cell"],
+                                                          "site": ["lung"], "aspect": ["treatment"]}

@@ -40,7 +40,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
-from criss_rag.config.yaml_source import blame
+from criss_rag.config.yaml_source import blame, short_repr
 from criss_rag.errors import ConfigError
 from criss_rag.registry import ComponentSpec, Registry
 
@@ -226,11 +226,11 @@ def parse_pipeline(raw: Any, registry: Registry, *, source: str, base_dir: Path)
     if unknown:
         close = difflib.get_close_matches(str(unknown[0]), sorted(TOP_LEVEL), n=1, cutoff=0.6)
         raise ConfigError(
-            f"{where((unknown[0],))}: unknown top-level key {unknown[0]!r}. "
+            f"{where((unknown[0],))}: unknown top-level key {short_repr(unknown[0])}. "
             f"Valid keys: {', '.join(sorted(TOP_LEVEL))}.{f' Did you mean {close[0]!r}?' if close else ''}"
         )
     if raw.get("version", 1) != 1:
-        raise ConfigError(f"{where(('version',))}: unsupported config version {raw['version']!r}; use 1")
+        raise ConfigError(f"{where(('version',))}: unsupported config version {short_repr(raw['version'])}; use 1")
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"{where(('name',))}: the config needs a `name:` (a short string)")
@@ -415,7 +415,7 @@ def _explain_validation(
     for error in exc.errors():
         loc = tuple(error["loc"])
         key = ".".join(str(part) for part in loc) or "(params)"
-        head = f"{where(path + loc[:1])}: stage {stage}, {spec.kind} {spec.name!r}, key {key!r}"
+        head = f"{where(path + loc[:1])}: stage {stage}, {spec.kind} {spec.name!r}, key {short_repr(key)}"
         if error["type"] == "extra_forbidden":
             close = difflib.get_close_matches(str(loc[0]) if loc else key, [*keys, *stage_keys], n=1, cutoff=0.6)
             hint = f" Did you mean {close[0]!r}?" if close else ""
@@ -424,7 +424,7 @@ def _explain_validation(
             lines.append(f"{head}: required key is missing")
         else:
             got = error.get("input")
-            lines.append(f"{head}: {error['msg']} (got {got!r})")
+            lines.append(f"{head}: {error['msg']} (got {short_repr(got)})")
     return "\n".join(lines)
 
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import yaml
-
+from criss_rag.config.yaml_source import load_yaml
 from criss_rag.errors import ConfigError
 
 
@@ -20,10 +19,10 @@ def apply_overrides(raw: dict[str, Any], overrides: Iterable[str]) -> dict[str, 
         path, sep, text = override.partition("=")
         if not sep or not path.strip():
             raise ConfigError(f"--set {override!r}: expected KEY.PATH=VALUE, e.g. --set retrievers.bm25.top_k=8")
-        try:
-            value = yaml.safe_load(text) if text.strip() else None
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"--set {override!r}: value is not valid YAML ({exc})") from None
+        try:  # bounded like a config file (size, alias expansion)
+            value = load_yaml(text, "--set value") if text.strip() else None
+        except ConfigError as exc:
+            raise ConfigError(f"--set {override[:200]!r}: {exc}") from None
         _assign(raw, path.strip().split("."), value, override)
     return raw
 

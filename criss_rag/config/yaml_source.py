@@ -1,4 +1,10 @@
-"""YAML reading that remembers line numbers, so config errors can say ``file:line``."""
+"""YAML reading that remembers line numbers, so config errors can say ``file:line``.
+
+Bounded: a document over :data:`MAX_YAML_BYTES`, or one whose nodes, with every alias expanded,
+number over :data:`MAX_YAML_NODES` (an "alias bomb": a few lines of anchors that expand to
+billions of values), or an alias that contains itself, is refused before any value is built.
+Values echoed in error messages are cut with :func:`short_repr`.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,33 @@ from typing import Any
 import yaml
 
 from criss_rag.errors import ConfigError
+
+
+MAX_YAML_BYTES = 2_000_000  # a pipeline or experiment file is a few KB; long prompts fit easily
+MAX_YAML_NODES = 100_000  # scalars, lists and mappings, each alias counted as the whole node it names
+MAX_REPR = 200  # characters of a value shown in an error message
+
+
+def short_repr(value: Any, limit: int = MAX_REPR) -> str:
+    """``repr(value)`` cut to ``limit`` characters (with the full length said), for error messages."""
+    try:
+        text = reprlib_repr(value)
+    except RecursionError:
+        text = f"<{type(value).__name__}>"
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters)" if len(text) < 10 * MAX_YAML_BYTES else f"{text[:limit]}..."
+
+
+def reprlib_repr(value: Any) -> str:
+    """A repr that stops early on large containers and long strings (never builds a huge string)."""
+    import reprlib
+
+    shortener = reprlib.Repr()
+    shortener.maxstring = shortener.maxother = MAX_REPR
+    shortener.maxlist = shortener.maxdict = shortener.maxtuple = shortener.maxset = 10
+    shortener.maxlevel = 4
+    return shortener.repr(value)
 
 
 class LineDict(dict):
@@ -58,17 +91,68 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _constru
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
 
 
+def _expanded_size(root: yaml.Node, source: str) -> int:
+    """How many nodes ``root`` holds with every alias expanded (a shared node counts each time it is
+    used), computed once per node; a node that contains itself is an error."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            open_nodes.discard(key)
+            if isinstance(node, yaml.MappingNode):
+                children = [n for pair in node.value for n in pair]
+            elif isinstance(node, yaml.SequenceNode):
+                children = node.value
+            else:
+                children = []
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            if sizes[key] > MAX_YAML_NODES:
+                raise ConfigError(
+                    f"{source}:{node.start_mark.line + 1}: the YAML expands to more than {MAX_YAML_NODES:,} values "
+                    "(anchors and aliases repeated inside each other?); a pipeline config needs far fewer. "
+                    "Write the values out or use fewer nested aliases"
+                )
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            raise ConfigError(f"{source}:{node.start_mark.line + 1}: an alias refers to a node that contains it "
+                              "(a recursive anchor); a config value cannot contain itself")
+        open_nodes.add(key)
+        stack.append((node, True))
+        if isinstance(node, yaml.MappingNode):
+            stack.extend((n, False) for pair in node.value for n in pair if id(n) not in sizes)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((n, False) for n in node.value if id(n) not in sizes)
+    return sizes[id(root)]
+
+
 def load_yaml(text: str, source: str) -> Any:
-    """Parse YAML text; errors name ``source`` and the line."""
+    """Parse YAML text; errors name ``source`` and the line. Bounded in size and alias expansion."""
+    size = len(text.encode("utf-8", errors="replace")) if len(text) * 4 > MAX_YAML_BYTES else len(text)
+    if size > MAX_YAML_BYTES:
+        raise ConfigError(f"{source}: {size:,} bytes of YAML, over the limit of {MAX_YAML_BYTES:,} for a config file; "
+                          "is this the right file? Keep large data (corpora, prompts) in files the config names")
+    loader = _Loader(text)
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _expanded_size(node, source)
+        return loader.construct_document(node)
     except ConfigError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
+        message = str(exc)
+        raise ConfigError(message if message.startswith(source) else f"{source}: {message}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{source}:{mark.line + 1}" if mark else source
         problem = getattr(exc, "problem", None) or str(exc)
         raise ConfigError(f"{where}: invalid YAML: {problem}") from None
+    finally:
+        loader.dispose()
 
 
 def read_yaml_file(path: Path) -> Any:

@@ -33,9 +33,31 @@ class WholeDocumentChunker:
         return [_chunk_node(doc, doc.doc_id, doc.text, {}) for doc in documents]
 
 
-_HTML_HEADING = re.compile(r"(<h([1-6])\b[^>]*>.*?</h\2\s*>)", re.IGNORECASE | re.DOTALL)
-_HTML_TAG = re.compile(r"</?(?:p|div|br|li|ul|ol|span|table|tr|td|th|h[1-6]|section|article|strong|em|b|i|a)\b[^>]*>",
+# Linear time on any input: a heading's attributes and text are bounded and cannot run past the
+# next heading tag, so a document full of unclosed "<h1>" costs one pass, not one pass per tag.
+_HTML_HEADING = re.compile(r"(<h([1-6])\b[^<>]{0,500}>(?:(?!</?h[1-6]\b).){0,2000}?</h\2\s*>)", re.IGNORECASE | re.DOTALL)
+_HTML_TAG = re.compile(r"</?(?:p|div|br|li|ul|ol|span|table|tr|td|th|h[1-6]|section|article|strong|em|b|i|a)\b[^<>]{0,2000}>",
                        re.IGNORECASE)
+#: A section longer than this many characters is cut (at a line end or a sentence end where there is
+#: one) into pieces of at most this size before the sentence splitter sees it: the splitter's time
+#: grows faster than linearly on one long run of text without breaks.
+SEGMENT_CHARS = 20_000
+_BREAK = re.compile(r"\n|(?<=[.!?。！？])\s*")
+
+
+def _segments(text: str, size: int = SEGMENT_CHARS) -> list[str]:
+    """``text`` in pieces of at most ``size`` characters, each cut at the last line or sentence end
+    in its second half when there is one (else at ``size``); nothing is lost or reordered."""
+    if len(text) <= size:
+        return [text]
+    out, start = [], 0
+    while len(text) - start > size:
+        window = text[start:start + size]
+        cut = max((m.end() for m in _BREAK.finditer(window, size // 2)), default=size)
+        out.append(text[start:start + cut])
+        start += cut
+    out.append(text[start:])
+    return [piece for piece in out if piece.strip()]
 
 
 class SectionChunker:
@@ -43,7 +65,9 @@ class SectionChunker:
     (``<h1>`` … ``<h6>``) still in the text; long sections are split again by sentences with
     LlamaIndex's ``SentenceSplitter``. Each chunk carries its heading (``heading``) and the path of
     headings above it (``heading_path``); the chunks of a split section also carry ``passage`` (1, 2,
-    ...) and ``passages`` (how many), which are not indexed."""
+    ...) and ``passages`` (how many), which are not indexed. Linear in the document's length: a section
+    over :data:`SEGMENT_CHARS` characters is cut into segments before it is split by sentences, and the
+    heading patterns are bounded (a 20 MB document chunks in seconds to minutes, never hours)."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -121,7 +145,7 @@ class SectionChunker:
             for s, (path, body) in enumerate(self.sections_with_path(doc.text)):
                 heading = path[-1] if path else ""
                 extra = {"heading": heading, "heading_path": self.params.path_separator.join(path)}
-                pieces = self.splitter.split_text(body) or [body]
+                pieces = [p for segment in _segments(body) for p in self.splitter.split_text(segment)] or [body]
                 for p, piece in enumerate(pieces):
                     suffix = f"#s{s}" + (f".{p}" if len(pieces) > 1 else "")
                     # a split section's passages are told apart in source titles ("passage 2 of 3")

@@ -1,35 +1,27 @@
 """The ``semantic`` cache: answers a question again when an earlier one of the same scope meant
 the same thing, by embedding similarity.
 
-A hit needs all of: cosine similarity ≥ ``threshold`` with a stored question; the same scope
-(the engine's :class:`~criss_rag.types.CacheScope`: config hash, corpus version, request filters,
-language); the same embedding model; and, unless switched off, the same numbers (years, stages,
-codes) and the same cancer named in the question, because "stage 2" and "stage 3", or "liver
-cancer" and "lung cancer", embed close together but need different answers.
+A hit needs all of: the same scope (the engine's :class:`~criss_rag.types.CacheScope`: config
+hash, corpus version, request filters, language); the same embedding model; equal medical facets
+(:mod:`criss_rag_cache.facets`: cancer and subtype, stage, numbers with units and comparison words,
+negation, population, line of therapy, treatments and tests, drugs, biomarkers, disease state,
+direction of an effect); and cosine similarity ≥ ``threshold`` with the stored question. Similarity
+alone never decides: "small cell" and "non-small cell lung cancer", or "over 65" and "under 65",
+embed close together but need different answers. The facets are not optional.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from datetime import UTC, datetime
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.chat import find_topic
 from criss_rag.types import Answer, CacheHit, CacheScope, Query
 
+from criss_rag_cache.facets import extract
 from criss_rag_cache.store import CacheFile
-
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-
-
-def _topic(question: str) -> str:
-    """The cancer the question names, as its head and the word before ("liver cancer" also for
-    "getting liver cancer"; "간암", "肺がん" as they are)."""
-    topic = (find_topic(question) or "").lower()
-    return " ".join(topic.split()[-2:])
 
 
 class SemanticCache:
@@ -46,10 +38,6 @@ class SemanticCache:
         embedding: str | dict | None = Field(
             None, description="a registered embedding (name, or {name, params}) to compare questions with; "
                               "null: the pipeline's `embedding:`")
-        same_numbers: bool = Field(True, description="a hit also needs the same numbers in both questions "
-                                                     "(diagnosis years, stages, codes)")
-        same_topic: bool = Field(True, description="a hit also needs the same cancer named in both questions "
-                                                   "(criss_rag.chat.find_topic)")
         store_refusals: bool = Field(False, description="also store refusals (by default only answers are stored)")
 
     def __init__(self, params: Params, ctx) -> None:
@@ -59,20 +47,22 @@ class SemanticCache:
         self.model = f"{type(embed).__name__}:{getattr(embed, 'model_name', '')}"
         self.file = CacheFile(ctx.resolve_path(params.path), params.max_entries)
 
-    def _guard(self, question: str) -> str:
-        guard = {}
-        if self.params.same_numbers:
-            guard["numbers"] = sorted(_NUMBER.findall(question))
-        if self.params.same_topic:
-            guard["topic"] = _topic(question)
-        return json.dumps(guard, ensure_ascii=False, sort_keys=True)
+    @staticmethod
+    def _guard(query: Query, scope: CacheScope) -> str:
+        """The facets that must be equal, as the JSON the SQLite rows are matched on."""
+        facets = extract(query.text, scope.language or None).as_dict()
+        return json.dumps({"facets": facets}, ensure_ascii=False, sort_keys=True)
+
+    def trace_notes(self, query: Query, scope: CacheScope) -> dict:
+        """What the trace shows: the facets a stored question must share with this one."""
+        return {"facets": extract(query.text, scope.language or None).as_dict()}
 
     def _vector(self, question: str) -> np.ndarray:
         # shared with the dense retriever through the pipeline: each question is embedded once
         return self.ctx.embed_query(question, self.params.embedding)
 
     def lookup(self, query: Query, scope: CacheScope) -> CacheHit | None:
-        ids, matrix = self.file.candidates(scope.key, self.model, self._guard(query.text))
+        ids, matrix = self.file.candidates(scope.key, self.model, self._guard(query, scope))
         if not ids:
             return None
         similarities = matrix @ self._vector(query.text)
@@ -88,7 +78,7 @@ class SemanticCache:
     def store(self, query: Query, scope: CacheScope, answer: Answer) -> None:
         if answer.refused and not self.params.store_refusals:
             return
-        self.file.put(scope=scope.key, model=self.model, guard=self._guard(query.text), question=query.text,
+        self.file.put(scope=scope.key, model=self.model, guard=self._guard(query, scope), question=query.text,
                       vector=self._vector(query.text), answer=answer.model_dump_json(), config_hash=scope.config_hash,
                       corpus_version=scope.corpus_version, filters=dict(scope.filters), language=scope.language,
                       stored=datetime.now(UTC).isoformat(timespec="seconds"))

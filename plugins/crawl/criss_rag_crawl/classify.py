@@ -4,13 +4,17 @@ The heuristic reads four things of a fetched HTML page and applies the first rul
 
 1. **link share**: at least ``max_link_ratio`` of the page's text is link text -> ``non-medical``
    (a table of contents, a link list, a navigation page);
-2. **length**: fewer than ``min_text_chars`` non-space characters -> ``non-medical`` (a stub, a
-   redirect notice, a form);
+2. **length**: less text than ``min_text_chars`` -> ``non-medical`` (a stub, a redirect notice, a
+   form). The length is script-aware: a Han or kana character counts as :data:`CJK_WEIGHT` Latin
+   characters and a Hangul syllable as :data:`HANGUL_WEIGHT` (a Japanese or Chinese character
+   carries about a word), so two short Japanese sentences are not "too little text"; and a page
+   with at least twice ``min_medical_terms`` distinct medical terms is only too short below a
+   quarter of ``min_text_chars`` (medical evidence weighs against shortness);
 3. **site words**: the URL path has a site word (``/about/``, ``/society/``, ``/contact``, ...) or
    the title has one (学会について, 会員, お問い合わせ, 학회 소개, Privacy, ...), and the path has no
    guideline word (``/cq/``, ``/chapter``, ``/treatment``, ...) -> ``non-medical``;
 4. **medical terms**: at least ``min_medical_terms`` distinct terms of a small cancer lexicon
-   (English, Japanese, Korean) occur in the text -> ``medical``;
+   (English, Japanese, Korean, Chinese) occur in the text -> ``medical``;
 5. otherwise -> ``non-medical`` (too few medical terms).
 
 The reason column names the rule and the numbers, e.g. ``medical: 9 medical terms (胸腺腫, 手術,
@@ -33,8 +37,8 @@ log = logging.getLogger("criss_rag_crawl")
 
 MEDICAL, NON_MEDICAL, UNKNOWN = "medical", "non-medical", "unknown"
 
-#: Medical terms, English (matched as lower-case words or word starts), Japanese and Korean
-#: (matched as substrings). Small on purpose: a page of a cancer guideline uses several.
+#: Medical terms, English (matched as lower-case words or word starts), Japanese, Korean and
+#: Chinese (matched as substrings). Small on purpose: a page of a cancer guideline uses several.
 MEDICAL_TERMS = {
     "en": ("cancer", "tumor", "tumour", "carcinoma", "neoplasm", "malignan", "metasta", "chemotherap",
            "radiotherap", "radiation therapy", "surgery", "surgical", "resection", "biopsy", "diagnos",
@@ -45,6 +49,8 @@ MEDICAL_TERMS = {
            "生検", "副作用", "推奨", "リンパ節", "術後", "術前"),
     "ko": ("암", "종양", "악성", "전이", "재발", "치료", "수술", "절제", "항암", "화학요법", "방사선", "진단",
            "검사", "증상", "예후", "병기", "생존", "환자", "임상", "병리", "조직검사", "부작용", "림프절"),
+    "zh": ("癌", "肿瘤", "恶性", "转移", "复发", "治疗", "手术", "切除", "化疗", "放疗", "放射", "诊断", "检查",
+           "症状", "预后", "分期", "生存", "患者", "临床", "病理", "活检", "副作用", "推荐", "淋巴结", "术后", "术前"),
 }
 #: URL path words of guideline content (they overrule site words, rule 3).
 GUIDELINE_PATH_WORDS = ("cq", "chapter", "clinical", "treatment", "diagnosis", "therapy", "guideline", "section",
@@ -58,14 +64,31 @@ SITE_TITLE_WORDS = ("学会", "研究会", "会員", "役員", "理事", "委員
                     "학회", "회원", "문의", "개인정보", "이용약관", "공지", "사이트맵", "about us", "contact",
                     "privacy", "sitemap", "members", "society", "links", "news", "application form")
 _WORD = re.compile(r"[a-z0-9]+")
+#: Latin characters one Han or kana character counts as in the length rule (about a word).
+CJK_WEIGHT = 3
+#: Latin characters one Hangul syllable counts as (Korean is written with spaces between words).
+HANGUL_WEIGHT = 2
+_HAN_KANA = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u31f0-\u31ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+def weighted_length(text: str) -> int:
+    """The text's length in Latin-character equivalents: non-space characters, a Han or kana
+    character counted :data:`CJK_WEIGHT` times and a Hangul syllable :data:`HANGUL_WEIGHT` times."""
+    chars = text_chars(text)
+    han = len(_HAN_KANA.findall(text))
+    hangul = len(_HANGUL.findall(text))
+    return chars + han * (CJK_WEIGHT - 1) + hangul * (HANGUL_WEIGHT - 1)
 
 
 class HeuristicSettings(BaseModel):
     """Thresholds of the heuristic (see :mod:`criss_rag_crawl.classify`)."""
 
     model_config = ConfigDict(extra="forbid")
-    min_text_chars: int = Field(100, ge=0, description="pages with fewer non-space characters are non-medical "
-                                "(100 characters is two or three Japanese sentences)")
+    min_text_chars: int = Field(100, ge=0, description="pages with less text are non-medical: non-space characters, "
+                                "a Han or kana character counted as 3 and a Hangul syllable as 2 (100 is about 20 English "
+                                "words or 33 Japanese characters); a page with twice min_medical_terms medical terms "
+                                "needs only a quarter of it")
     max_link_ratio: float = Field(0.5, ge=0.0, le=1.0, description="pages whose text is at least this share of link "
                                                                    "text are non-medical (navigation, link lists)")
     min_medical_terms: int = Field(3, ge=1, description="distinct lexicon terms a medical page uses at least")
@@ -86,7 +109,7 @@ def medical_terms(text: str) -> tuple[str, ...]:
     for term in MEDICAL_TERMS["en"]:
         if (" " in term and term in lower) or any(w.startswith(term) for w in words):
             found.append(term)
-    found += [t for lang in ("ja", "ko") for t in MEDICAL_TERMS[lang] if t in text]
+    found += [t for lang in ("ja", "ko", "zh") for t in MEDICAL_TERMS[lang] if t in text and t not in found]
     return tuple(found)
 
 
@@ -97,13 +120,18 @@ def path_words(url: str) -> set[str]:
 def classify_page(url: str, page: Page, settings: HeuristicSettings) -> Verdict:
     """The heuristic verdict for a fetched HTML page (see the module docstring)."""
     chars, ratio = text_chars(page.text), page.link_ratio
+    length = weighted_length(page.text)
     terms = medical_terms(page.title + "\n" + page.text)
     numbers = f"{chars:,} chars; links {ratio:.0%}; {len(terms)} medical terms"
     if ratio >= settings.max_link_ratio:
         return Verdict(NON_MEDICAL, f"navigation / link list: {ratio:.0%} of the text is link text "
                                     f"(>= {settings.max_link_ratio:.0%}); {numbers}", terms)
-    if chars < settings.min_text_chars:
-        return Verdict(NON_MEDICAL, f"too little text: {chars:,} chars < {settings.min_text_chars}; {numbers}", terms)
+    needed = settings.min_text_chars
+    if len(terms) >= 2 * settings.min_medical_terms:
+        needed = settings.min_text_chars // 4  # many medical terms: short, but evidently medical
+    if length < needed:
+        weighted = f" (weighted {length:,}: CJK characters count more)" if length != chars else ""
+        return Verdict(NON_MEDICAL, f"too little text: {chars:,} chars{weighted} < {needed}; {numbers}", terms)
     words = path_words(url)
     site = sorted(words.intersection(SITE_PATH_WORDS))
     title = page.title.lower()

@@ -24,7 +24,7 @@ from criss_rag_crawl.reviewed import ReviewedPages, ReviewSettings
 from criss_rag_crawl.sheet import check_sheet_path, write_sheet
 from criss_rag_crawl.urls import TRACKING_PARAMS, Scope, check_web_url
 
-CRAWL_ONLY = ("scope", "max_pages", "drop_param", "min_text_chars", "max_link_ratio", "min_medical_terms", "config", "llm_key")
+CRAWL_ONLY = ("scope", "max_pages", "max_seconds", "drop_param", "min_text_chars", "max_link_ratio", "min_medical_terms", "config", "llm_key")
 REVIEW_ONLY = ("keep_language", "keep_chars", "no_digits", "no_punctuation", "unreviewed", "offline")
 
 
@@ -45,6 +45,9 @@ def _default(model: type, name: str) -> Any:
               help="least seconds between two requests (a longer robots.txt Crawl-delay wins)")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=_default(FetchSettings, "timeout"),
               show_default=True, help="seconds to wait for a connection and for each read")
+@click.option("--page-timeout", type=click.FloatRange(min=0, min_open=True),
+              default=_default(FetchSettings, "page_timeout"), show_default=True,
+              help="seconds one page may take in all (attempts, redirects, the whole body); then its row is `timeout`")
 @click.option("--retries", type=click.IntRange(min=0), default=_default(FetchSettings, "retries"), show_default=True,
               help="retries after a timeout, a dropped connection, HTTP 429 or 5xx")
 @click.option("--backoff", type=click.FloatRange(min=0), default=_default(FetchSettings, "backoff"), show_default=True,
@@ -55,6 +58,8 @@ def _default(model: type, name: str) -> Any:
               show_default=True, help="redirects followed per page")
 @click.option("--max-pages", type=click.IntRange(min=0), default=500, show_default=True,
               help="fetch at most this many linked pages")
+@click.option("--max-seconds", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="the crawl's total time budget: pages not started when it runs out are `not-fetched` (default: none)")
 @click.option("--drop-param", multiple=True, help="a further query parameter to drop when normalising links "
               "(wildcards: ref_*); repeatable; the tracking parameters are always dropped")
 @click.option("--drop-tag", multiple=True, help="an HTML element whose text is left out (repeatable; default: "
@@ -113,7 +118,7 @@ def _crawl(ctx: click.Context, toc_url: str, out: Path, fetch: FetchSettings, dr
         heuristic=HeuristicSettings(min_text_chars=options["min_text_chars"], max_link_ratio=options["max_link_ratio"],
                                     min_medical_terms=options["min_medical_terms"]),
         drop_params=TRACKING_PARAMS + tuple(options["drop_param"]), drop_tags=drop_tags,
-        max_pages=options["max_pages"], llm=llm, progress=not options["quiet"],
+        max_pages=options["max_pages"], max_seconds=options["max_seconds"], llm=llm, progress=not options["quiet"],
     )
     fetcher = Fetcher(fetch, Scope.of(toc_url, options["scope"]))
     cache = PageCache(options["cache"] or cache_path_for(out))

@@ -9,6 +9,7 @@ politely (:mod:`criss_rag_crawl.fetch`) and classified (:mod:`criss_rag_crawl.cl
 from __future__ import annotations
 
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ class CrawlOptions:
     drop_params: tuple[str, ...] = TRACKING_PARAMS
     drop_tags: tuple[str, ...] = DEFAULT_DROP_TAGS
     max_pages: int = 500
+    max_seconds: float | None = None  # the crawl's total time budget; pages left when it runs out are not fetched
     llm: LlmClassifier | None = None
     progress: bool = True
 
@@ -59,8 +61,9 @@ class CrawlReport:
 def crawl(toc_url: str, fetcher: Fetcher, options: CrawlOptions, cache: PageCache | None = None) -> CrawlReport:
     """Fetch the table of contents, then every page it links to inside ``fetcher.scope``."""
     check_web_url(toc_url, "TOC_URL")
+    budget_end = time.monotonic() + options.max_seconds if options.max_seconds is not None else None
     toc = normalize_url(toc_url, drop_params=options.drop_params) or toc_url
-    first = fetcher.fetch(toc)
+    first = fetcher.fetch(toc, deadline=budget_end)
     if not first.ok:
         raise DataError(_toc_failure(toc_url, first, fetcher))
     page = parse_page(first.html, options.drop_tags)
@@ -88,8 +91,12 @@ def crawl(toc_url: str, fetcher: Fetcher, options: CrawlOptions, cache: PageCach
             rows.append(Row(url=url, status="not-fetched", category=UNKNOWN, link_text=text,
                             reason=f"over --max-pages {options.max_pages}"))
             continue
+        if budget_end is not None and time.monotonic() >= budget_end:
+            rows.append(Row(url=url, status="not-fetched", category=UNKNOWN, link_text=text,
+                            reason=f"the crawl's time budget --max-seconds {options.max_seconds:g} ran out"))
+            continue
         fetched += 1
-        result = fetcher.fetch(url)
+        result = fetcher.fetch(url, deadline=budget_end)
         final = normalize_url(result.final_url, drop_params=options.drop_params) or result.final_url
         if result.ok and final in seen_final:
             rows.append(Row(url=url, status="duplicate", category=UNKNOWN, link_text=text, final_url=result.final_url,

@@ -8,8 +8,16 @@ Politeness, in the order a fetch meets it:
   (RFC 9309).
 - **rate limit**: at least ``delay`` seconds between the starts of two requests, retries and
   robots.txt included;
-- **timeouts** on connecting and on each read; **retries** with exponential backoff after a
-  timeout, a dropped connection, HTTP 429 or 5xx (``Retry-After`` is honoured when it is longer);
+- **timeouts** on connecting and on each read, and a **deadline per page** (``page_timeout``):
+  every attempt, redirect and the whole body must arrive within it, so a server that sends one
+  byte every few seconds is cut off (status ``timeout``); a caller may pass an earlier deadline
+  (the crawl's total budget); **retries** with exponential backoff after a timeout, a dropped
+  connection, HTTP 429 or 5xx (``Retry-After`` is honoured when it is longer), never past the
+  deadline;
+- **scope**: every URL is judged by :meth:`Scope.outside` before it is requested, the first and
+  each redirect hop, on its path with dot segments removed and unreserved escapes decoded
+  (``/guide/../outside.html`` and ``/guide/%2e%2e/outside.html`` are ``/outside.html``); the hop is
+  then requested in that cleaned form, so the page fetched is the page judged;
 - **redirects** are followed by hand, at most ``max_redirects``, and only inside the scope and
   where robots.txt allows: an off-site redirect is reported, never fetched;
 - **content type**: only HTML is read (``text/html``, ``application/xhtml+xml``); anything else
@@ -28,13 +36,14 @@ import urllib.robotparser
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from urllib.parse import urldefrag, urljoin, urlsplit
+from urllib.parse import urldefrag, urljoin, urlsplit, urlunsplit
 
 import requests
+import urllib3
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag_crawl.charset import decode_html
-from criss_rag_crawl.urls import Scope, normalize_url
+from criss_rag_crawl.urls import Scope, clean_path, normalize_url
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 _RETRY_STATUSES = {429, 500, 502, 503, 504}
@@ -50,6 +59,8 @@ class FetchSettings(BaseModel):
     )
     delay: float = Field(1.0, ge=0.0, description="the least seconds between the starts of two requests (a longer robots.txt Crawl-delay wins)")
     timeout: float = Field(10.0, gt=0.0, description="seconds to wait for a connection and for each read")
+    page_timeout: float = Field(60.0, gt=0.0, description="seconds one page may take in all (attempts, redirects, "
+                                                           "the whole body); over it the page is `timeout`")
     retries: int = Field(2, ge=0, description="retries after a timeout, a dropped connection, HTTP 429 or 5xx")
     backoff: float = Field(1.0, ge=0.0, description="seconds before the first retry; the wait doubles after each")
     max_bytes: int = Field(2_000_000, ge=1, description="pages larger than this many bytes are skipped (`too-large`)")
@@ -96,6 +107,10 @@ class _TooLarge(Exception):
     pass
 
 
+class _PastDeadline(Exception):
+    pass
+
+
 class Fetcher:
     """Fetches pages of one scope politely. One instance per crawl: it keeps the robots.txt rules
     and the rate limiter; ``requests_made`` counts every HTTP request it sent."""
@@ -110,6 +125,8 @@ class Fetcher:
         # origin -> (rules, note), or (None, why) when robots.txt could not be reached at all
         self._robots: dict[str, tuple[urllib.robotparser.RobotFileParser | None, str]] = {}
         self.requests_made = 0
+        self._deadline: float | None = None  # monotonic time the page being fetched must be done by
+        self._deadline_why = ""
 
     # -- robots.txt -------------------------------------------------------------------------------
     def robots_verdict(self, url: str) -> tuple[str, str] | None:
@@ -146,10 +163,25 @@ class Fetcher:
         return rules, ""
 
     # -- pages --------------------------------------------------------------------------------------
-    def fetch(self, url: str) -> FetchResult:
-        """Fetch one normalised URL inside the scope, following redirects inside the scope."""
-        current = url
+    def fetch(self, url: str, deadline: float | None = None) -> FetchResult:
+        """Fetch one normalised URL inside the scope, following redirects inside the scope, within
+        ``page_timeout`` seconds (or by ``deadline``, a ``time.monotonic()`` value, if earlier)."""
+        own = time.monotonic() + self.settings.page_timeout
+        self._deadline = min(own, deadline) if deadline is not None else own
+        self._deadline_why = (f"the page took longer than --page-timeout {self.settings.page_timeout:g}s"
+                              if self._deadline == own else "the crawl's time budget (--max-seconds) ran out")
+        try:
+            return self._fetch(url)
+        finally:
+            self._deadline = None
+
+    def _fetch(self, url: str) -> FetchResult:
+        current = _cleaned(url)
         result = FetchResult(url=url, status="error")
+        if outside := self.scope.outside(current):
+            result.status, result.final_url = outside, current
+            result.detail = f"{current} is outside the scope {self.scope.prefix} (not fetched)"
+            return result
         for _hop in range(self.settings.max_redirects + 1):
             result.final_url = current
             if verdict := self.robots_verdict(current):
@@ -166,7 +198,7 @@ class Fetcher:
                 return result
             # follow the address as the server wrote it (normalising "/cq3/" to "/cq3" could loop
             # on a server that redirects one to the other); judge the scope on its normal form
-            target = urldefrag(urljoin(current, location)).url
+            target = _cleaned(urldefrag(urljoin(current, location)).url)
             normal = normalize_url(target, drop_params=())
             if normal is None:
                 result.status, result.detail = "error", f"redirect to a non-web address {location!r}"
@@ -188,6 +220,8 @@ class Fetcher:
             wait = s.backoff * 2**attempt
             try:
                 response = self._get(url, stream=stream)
+            except _PastDeadline:
+                return None, "timeout", self._deadline_why, attempt
             except requests.Timeout:
                 status, detail = "timeout", f"no answer within {s.timeout:g}s ({attempt + 1} attempts)"
             except requests.ConnectionError as exc:
@@ -198,6 +232,8 @@ class Fetcher:
                 wait = max(wait, _retry_after(response))
                 response.close()
             if attempt < s.retries:
+                if self._deadline is not None and time.monotonic() + wait > self._deadline:
+                    return None, "timeout", f"{detail}; no time left for a retry: {self._deadline_why}", attempt + 1
                 self.limiter.sleep(wait)
         return None, status, detail, s.retries + 1
 
@@ -219,7 +255,10 @@ class Fetcher:
             result.status, result.detail = "too-large", f"{int(declared):,} bytes > max {s.max_bytes:,} (Content-Length)"
             return None
         try:
-            body = _read_capped(response, s.max_bytes)
+            body = _read_capped(response, s.max_bytes, self._deadline)
+        except _PastDeadline:
+            result.status, result.detail = "timeout", f"{self._deadline_why} (the body was still arriving)"
+            return None
         except _TooLarge:
             result.status, result.detail = "too-large", f"more than max {s.max_bytes:,} bytes"
             return None
@@ -235,17 +274,43 @@ class Fetcher:
 
     def _get(self, url: str, *, stream: bool = False) -> requests.Response:
         self.limiter.wait()
+        timeout = self.settings.timeout
+        if self._deadline is not None:
+            left = self._deadline - time.monotonic()
+            if left <= 0:
+                raise _PastDeadline
+            timeout = min(timeout, left)  # waiting for the answer cannot outlast the page's deadline
         self.requests_made += 1
-        return self.session.get(url, timeout=self.settings.timeout, allow_redirects=False, stream=stream)
+        return self.session.get(url, timeout=timeout, allow_redirects=False, stream=stream)
 
 
-def _read_capped(response: requests.Response, cap: int) -> bytes:
+def _cleaned(url: str) -> str:
+    """``url`` with its path as :func:`~criss_rag_crawl.urls.clean_path` gives it (a trailing slash
+    kept: the server decides whether ``/a/`` and ``/a`` are one page)."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=clean_path(parts.path))) if parts.path else url
+
+
+def _read_capped(response: requests.Response, cap: int, deadline: float | None = None) -> bytes:
+    """The body, at most ``cap`` bytes, done by ``deadline``. Reads what each arriving packet
+    brings (``read1``), so a trickling server is checked against the deadline as it goes."""
     chunks, size = [], 0
-    for chunk in response.iter_content(chunk_size=65536):
-        size += len(chunk)
-        if size > cap:
-            raise _TooLarge
-        chunks.append(chunk)
+    raw = response.raw
+    try:
+        while True:
+            if deadline is not None and time.monotonic() > deadline:
+                raise _PastDeadline
+            chunk = raw.read1(65536, decode_content=True)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > cap:
+                raise _TooLarge
+            chunks.append(chunk)
+    except (urllib3.exceptions.ReadTimeoutError, TimeoutError):
+        raise requests.Timeout from None
+    except urllib3.exceptions.ProtocolError as exc:
+        raise requests.ConnectionError(str(exc)) from None
     return b"".join(chunks)
 
 

@@ -35,7 +35,9 @@ class SitePage:
     delay: float = 0.0  # seconds before answering (a slow page)
     fail_first: int = 0  # answer this many requests with 503 first
     send_length: bool = True  # False: no Content-Length, the body ends when the connection closes
+    trickle: float = 0.0  # seconds between the bytes of the body (a server that holds the client)
     served: int = 0  # requests answered so far (set by the server)
+    bytes_sent: int = 0  # body bytes written for the last request (less than the body: the client left)
 
     @classmethod
     def html(cls, markup: str, *, encoding: str = "utf-8", charset_header: bool = True, **kwargs: Any) -> SitePage:
@@ -87,7 +89,20 @@ class SiteServer(StubServer):
         for name, value in page.headers.items():
             handler.send_header(name, value)
         handler.end_headers()
-        handler.wfile.write(body)
+        page.bytes_sent = 0
+        if not page.trickle:
+            handler.wfile.write(body)
+            page.bytes_sent = len(body)
+            return
+        try:
+            for i in range(len(body)):
+                handler.wfile.write(body[i:i + 1])
+                handler.wfile.flush()
+                page.bytes_sent += 1
+                if self._stopping.wait(page.trickle):
+                    break
+        except OSError:  # the client gave up and closed the connection
+            handler.close_connection = True
 
 
 class _Routes(dict):

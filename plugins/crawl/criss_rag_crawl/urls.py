@@ -7,6 +7,10 @@ name one page once:
   its ``<base href>``);
 - the scheme and host are lower-cased, and a default port (``:80`` for http, ``:443`` for https)
   is dropped;
+- the path is cleaned as RFC 3986 says (section 6.2.2): percent-encoded unreserved characters are
+  decoded (``%2e`` is ``.``, ``%7E`` is ``~``), other percent-encodings upper-cased, a backslash
+  read as ``/`` (as browsers do), and dot segments removed (``/guide/../outside.html`` is
+  ``/outside.html``, section 5.2.4), so that the scope is judged on the page a server will serve;
 - the fragment (``#section``) is dropped: it points into a page, not at another page;
 - a trailing slash is dropped (``/cq/1/`` and ``/cq/1`` are one page), except for the root ``/``;
 - query parameters that only track visitors (``utm_*``, ``fbclid``, ``gclid``, ... see
@@ -19,9 +23,11 @@ Only ``http`` and ``https`` links are pages; ``mailto:``, ``javascript:``, ``tel
 from __future__ import annotations
 
 import fnmatch
+import re
+import string
 from collections.abc import Iterable
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urljoin, urlsplit, urlunsplit
 
 from criss_rag.errors import DataError
 
@@ -31,6 +37,34 @@ TRACKING_PARAMS = (
     "_ga", "_gl", "igshid", "phpsessid", "jsessionid", "sessionid", "sid",
 )
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+_UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
+_PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+
+
+def remove_dot_segments(path: str) -> str:
+    """RFC 3986 section 5.2.4: ``/a/b/../c/./d`` -> ``/a/c/d``; never above the root."""
+    output: list[str] = []
+    for segment in path.split("/"):
+        if segment == "..":
+            if output and output[-1] != "" or len(output) > 1:
+                output.pop()
+        elif segment != ".":
+            output.append(segment)
+    result = "/".join(output)
+    if path.endswith(("/.", "/..")):
+        result += "/"
+    if path.startswith("/") and not result.startswith("/"):
+        result = "/" + result
+    return result or "/"
+
+
+def clean_path(path: str) -> str:
+    """The path as a server resolves it: unreserved characters percent-decoded, other escapes
+    upper-cased, ``\\`` read as ``/``, dot segments removed (RFC 3986 sections 6.2.2 and 5.2.4)."""
+    def decode(match: re.Match) -> str:
+        char = chr(int(match.group(1), 16))
+        return char if char in _UNRESERVED else "%" + match.group(1).upper()
+    return remove_dot_segments(_PERCENT.sub(decode, path.replace("\\", "/")) or "/")
 
 
 def check_web_url(url: str, what: str = "URL") -> str:
@@ -67,7 +101,7 @@ def normalize_url(url: str, base: str | None = None, drop_params: Iterable[str] 
     if ":" in host:  # IPv6 literal
         host = f"[{host}]"
     netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
-    path = parts.path or "/"
+    path = clean_path(parts.path or "/")
     if len(path) > 1:
         path = path.rstrip("/") or "/"
     patterns = [p.lower() for p in drop_params]
@@ -104,12 +138,26 @@ class Scope:
         return f"{parts.scheme}://{parts.netloc}"
 
     def outside(self, url: str) -> str | None:
-        """Why a normalised ``url`` is outside the scope (``"off-site"`` or ``"out-of-scope"``),
-        or ``None`` when the crawler may fetch it."""
+        """Why ``url`` is outside the scope (``"off-site"`` or ``"out-of-scope"``), or ``None``
+        when the crawler may fetch it.
+
+        The path is judged after :func:`clean_path` (dot segments, encoded unreserved characters),
+        and again with every percent-escape decoded (``%2f`` as ``/``: some servers decode it
+        before resolving dots); both must lie under the prefix."""
         parts = urlsplit(url)
-        if f"{parts.scheme}://{parts.netloc}" != self.origin:
+        scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
+        try:
+            port = parts.port
+        except ValueError:
             return "off-site"
-        path = parts.path if parts.path.endswith("/") else parts.path + "/"
-        if not path.startswith(urlsplit(self.prefix).path):
-            return "out-of-scope"
+        if ":" in host:
+            host = f"[{host}]"
+        netloc = host if port in (None, _DEFAULT_PORTS.get(scheme)) else f"{host}:{port}"
+        if f"{scheme}://{netloc}" != self.origin:
+            return "off-site"
+        prefix = urlsplit(self.prefix).path
+        for path in (clean_path(parts.path or "/"), remove_dot_segments(unquote(parts.path or "/").replace("\\", "/"))):
+            path = path if path.endswith("/") else path + "/"
+            if not path.startswith(prefix):
+                return "out-of-scope"
         return None

@@ -3,7 +3,11 @@ which takes each file's format from its suffix (a manual set in several formats)
 
 from __future__ import annotations
 
+import logging
 import re
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pydantic import Field
@@ -44,17 +48,48 @@ class PdfParams(ManualsParams):
     )
 
 
+class _Collect(logging.Handler):
+    def __init__(self, out: list[str]) -> None:
+        super().__init__(logging.WARNING)
+        self.out = out
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.out.append(record.getMessage())
+
+
+@contextmanager
+def _pypdf_warnings(path: Path, into: list[tuple[str, str]]) -> Iterator[None]:
+    """pypdf's log warnings and Python warnings while reading ``path``, collected into ``into``
+    as ``(path, message)`` (for the ingest report) instead of going raw to stderr."""
+    messages: list[str] = []
+    logger = logging.getLogger("pypdf")
+    handler = _Collect(messages)
+    logger.addHandler(handler)
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+        messages += [str(w.message) for w in caught]
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+        for message in dict.fromkeys(messages):  # once each, in order
+            into.append((str(path), f"pypdf: {message}"))
+
+
 class _Converters(ManualLoader):
     """The three conversions; which one runs is the subclass's (or the file suffix's) choice."""
 
     def convert(self, path: Path, fmt: str) -> tuple[str, list[int] | None]:
         p = self.params
         if fmt == "pdf":
-            return pdf_to_markdown(
-                path, id_start=id_matcher(p.rule_patterns),
-                drop_lines=[re.compile(rf"^\s*(?:{x})\s*$", re.IGNORECASE) for x in p.drop_lines],
-                heading_ratio=p.heading_ratio, paragraph_gap=p.paragraph_gap,
-            )
+            with _pypdf_warnings(path, self.warnings):
+                return pdf_to_markdown(
+                    path, id_start=id_matcher(p.rule_patterns),
+                    drop_lines=[re.compile(rf"^\s*(?:{x})\s*$", re.IGNORECASE) for x in p.drop_lines],
+                    heading_ratio=p.heading_ratio, paragraph_gap=p.paragraph_gap,
+                )
         text = path.read_text(encoding=p.encoding).replace("\r\n", "\n")
         if fmt == "html":
             return html_to_markdown(text, p.boilerplate), None

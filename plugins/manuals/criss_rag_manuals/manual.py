@@ -107,7 +107,10 @@ class ManualsParams(BaseModel):
 
 class ManualLoader:
     """Base of the manual loaders: one document per manual; a manual that cannot be read or has no
-    text is skipped and recorded in ``self.skipped`` as ``(path, reason)``."""
+    text is skipped and recorded in ``self.skipped`` as ``(path, reason)``; warnings met while
+    reading (pypdf's) are in ``self.warnings`` as ``(path, message)`` for the ingest report."""
+
+    path_key = "loader.manuals[].path"  # what the ingest's "no documents" hint names
 
     format = ""  # pdf, html or markdown; empty: chosen per file by its suffix (format_of)
     Params = ManualsParams
@@ -117,6 +120,7 @@ class ManualLoader:
         self.paths = [ctx.resolve_path(entry.path) for entry in params.manuals]
         self.show_progress = bool(getattr(ctx, "show_progress", False))
         self.skipped: list[tuple[str, str]] = []
+        self.warnings: list[tuple[str, str]] = []
 
     def fingerprint(self) -> str:
         return paths_fingerprint(self.paths, self.params)
@@ -130,6 +134,7 @@ class ManualLoader:
 
     def load(self) -> Iterator[Document]:
         self.skipped = []
+        self.warnings = []
         manuals = tqdm(list(zip(self.params.manuals, self.paths, strict=True)), desc="manuals", unit="manual",
                        disable=not self.show_progress or len(self.paths) < 2)
         for entry, path in manuals:

@@ -44,7 +44,8 @@ PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorResponse, "description": what} for status, what in {
         401: "missing or wrong bearer token", 404: "unknown session", 409: "the session is answering another message",
-        413: "request body too large", 422: "invalid request (see details)", 502: "the pipeline failed",
+        413: "request body too large", 415: "the body is not JSON (Content-Type)", 422: "invalid request (see details)",
+        502: "the pipeline failed",
         504: "no answer in time"}.items()
 }
 
@@ -53,6 +54,17 @@ def error_response(status: int, code: str, message: str, request_id: str, detail
                    headers: dict[str, str] | None = None) -> JSONResponse:
     body = {"error": {"code": code, "message": message, "request_id": request_id, "details": details or []}}
     return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _detail(error: dict[str, Any]) -> dict[str, Any]:
+    """One validation problem as ``{field, problem}``; a body that is not JSON at all is the field
+    ``body``, with the character where parsing stopped (FastAPI gives that offset as the location)."""
+    if error.get("type") == "json_invalid":
+        where = next((p for p in error["loc"][1:] if isinstance(p, int)), None)
+        reason = (error.get("ctx") or {}).get("error", "")
+        at = f" at character {where}" if where is not None else ""
+        return {"field": "body", "problem": f"not valid JSON{at}" + (f" ({reason})" if reason else "")}
+    return {"field": ".".join(str(p) for p in error["loc"] if p != "body") or "body", "problem": error["msg"]}
 
 
 class Guard:
@@ -149,8 +161,12 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        details = [{"field": ".".join(str(p) for p in e["loc"] if p != "body") or "body", "problem": e["msg"]}
-                   for e in exc.errors()]
+        mime = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        body_error = any(e["loc"][:1] == ("body",) for e in exc.errors())
+        if body_error and mime and mime != "application/json" and not mime.endswith("+json"):
+            return error_response(415, "unsupported_media_type", f"the body must be JSON, sent with "
+                                  f"Content-Type: application/json (got {mime[:100]!r})", request_id(request))
+        details = [_detail(e) for e in exc.errors()]
         first = details[0] if details else {"field": "body", "problem": "invalid"}
         return error_response(422, "invalid_request", f"{first['field']}: {first['problem']}", request_id(request),
                               details)

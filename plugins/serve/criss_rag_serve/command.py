@@ -14,6 +14,11 @@ from criss_rag.pipeline import Pipeline
 from criss_rag_serve.settings import TOKEN_ENV, ServeSettings, read_token
 
 
+def url_host(host: str) -> str:
+    """``host`` as a URL writes it: an IPv6 address in brackets (``[::1]``)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
 @click.command()
 @click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True,
@@ -56,6 +61,6 @@ def serve(ctx: click.Context, config: Path, overrides: tuple[str, ...], build_if
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     auth = f"bearer token from ${settings.token_env}" if token else "no token (loopback only)"
     click.echo(f"serving {engine.pipeline.config.name} ({engine.manifest.chunks} chunks) on "
-               f"http://{settings.host}:{settings.port}/ ; {auth}; API docs at /docs", err=True)
+               f"http://{url_host(settings.host)}:{settings.port}/ ; {auth}; API docs at /docs", err=True)
     uvicorn.run(create_app(engine, settings, token), host=settings.host, port=settings.port, log_level="info",
                 server_header=False)
