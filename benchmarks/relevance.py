@@ -90,6 +90,10 @@ def main() -> None:
             elif row["gold"]:
                 counts[(*group, run)]["gold_cited"] += any(c.doc_id in row["gold"] for c in answer.citations)
                 counts[(*group, run)]["gold_first"] += bool(answer.citations) and answer.citations[0].doc_id in row["gold"]
+        if row["out"] and not verdicts["after"].refused:
+            r = verdicts["after"].relevance
+            changed[f"{row['set']}: still answered after"].append(
+                f"{row['question']}  [relevance {r.score if r else '-'}; cited {[c.doc_id for c in verdicts['after'].citations]}]")
         if verdicts["before"].refused != verdicts["after"].refused:
             kind = f"{row['set']}: {'refused only after' if verdicts['after'].refused else 'answered only after'}"
             why = verdicts["after"].refusal_detail if verdicts["after"].refused else ""

@@ -74,7 +74,7 @@ def test_supported_but_off_topic_is_visible_and_refused_before_generation(workdi
     checked = pipeline(workdir, host, "{name: extractive, relevance: {min_coverage: 0.5}}")
     answer = checked.ask("Can I catch cancer from sharing a razor?")
     assert answer.refused and answer.refusal_reason == "off_topic_evidence"
-    assert "not covered: catch, share, razor" in answer.refusal_detail
+    assert "not covered: catch, sharing, razor" in answer.refusal_detail
     stage = answer.trace.stage("relevance:evidence")
     assert stage.notes["relevant"] is False and stage.notes["score"] == 0.0
     assert answer.trace.stage("generate") is None  # the generator never ran
