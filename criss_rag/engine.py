@@ -18,7 +18,7 @@ from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError
 from criss_rag.index_store import Manifest
 from criss_rag.ingest import DOCSTORE, ingest, open_index
 from criss_rag.pipeline import Pipeline
-from criss_rag.grounding import answer_policies, apply_policy, off_topic, ungrounded
+from criss_rag.grounding import SentenceGate, answer_policies, apply_policy, off_topic, ungrounded
 from criss_rag.support import LexicalSupport, unchecked_sentences
 from criss_rag.text import detect_language
 from criss_rag.thinking import ThinkSplitter, split_thinking
@@ -264,11 +264,17 @@ class Engine:
 
         generator_cc = self.pipeline.config.one("generator")
         generator = self.pipeline.build(generator_cc)
+        policy = self.grounding
+        memo: dict[tuple, SentenceSupport] = {}  # verdicts the stream's gate asked for, reused by the check
+        # a policy that can change the text holds the stream back until each sentence is checked
+        gate = SentenceGate(lambda claim: self._judge(query, claim, context, memo), policy) \
+            if stream and SentenceGate.needed(policy) else None
+        deferred = False  # a whole (not streamed) answer under a gate is sent once checked
         yield ProgressEvent("generating", generator_cc.name)
         started = time.perf_counter()
         if stream and callable(getattr(generator, "stream", None)):
             pieces: list[str] = []
-            final = yield from _stream_pieces(generator_cc.name, generator.stream(query, context), pieces)
+            final = yield from _stream_pieces(generator_cc.name, generator.stream(query, context), pieces, gate)
             generation = final if isinstance(final, Generation) else Generation(text="".join(pieces), model=generator_cc.name)
         else:
             generation = self.pipeline.call("generator", generator_cc.name, generator.generate, query, context)
@@ -276,7 +282,9 @@ class Engine:
                 thinking, text = split_thinking(generation.text)
                 if thinking:
                     yield ThinkingEvent(thinking)
-                yield TokenEvent(text)
+                if gate is None:
+                    yield TokenEvent(text)
+                deferred = gate is not None
         notes: dict[str, Any] = {"model": generation.model, **{f"usage_{k}": v for k, v in generation.usage.items()}}
         if stream:
             notes["streamed"] = True
@@ -289,7 +297,6 @@ class Engine:
             yield AnswerEvent(_refused(query, generation.refusal, trace, generator=generation.model))
             return
 
-        policy = self.grounding
         started = time.perf_counter()
         check = verify_citations(text, context)
         cite = StageTrace(stage="cite", component="criss_rag", n_in=len(context.evidence), n_out=len(check.citations),
@@ -302,7 +309,7 @@ class Engine:
             return
         cite.ms = _ms(started)
         yield ProgressEvent("checking", "sentence support")
-        sentences = self._verify(query, text, context, trace)
+        sentences = self._verify(query, text, context, trace, memo)
         grounded = apply_policy(text, sentences, policy)
         check = verify_citations(grounded.text, context)
         cite.n_out = len(check.citations)
@@ -325,21 +332,44 @@ class Engine:
                 answer.dropped, answer.relevance = grounded.dropped, verdict
                 yield AnswerEvent(answer)
                 return
+        if deferred:
+            yield TokenEvent(check.text)
         yield AnswerEvent(Answer(question=query.text, text=check.text, citations=check.citations,
                                  generator=generation.model, sentences=grounded.sentences, dropped=grounded.dropped,
                                  relevance=verdict, trace=trace))
 
-    def _verify(self, query: Query, text: str, context: Context, trace: Trace) -> list[SentenceSupport]:
-        """Per-sentence support verdicts. A configured ``verifier:`` gets a ``verify`` stage of its
-        own in the trace; the built-in lexical check reports in the ``cite`` stage's notes."""
+    def _verifier(self) -> tuple[Any, str, Verifier]:
         cc = self.pipeline.config.one("verifier")
-        name, verifier = (cc.name, self.pipeline.build(cc)) if cc is not None else ("criss_rag", DEFAULT_VERIFIER)
+        return (cc, cc.name, self.pipeline.build(cc)) if cc is not None else (None, "criss_rag", DEFAULT_VERIFIER)
+
+    def _judge(self, query: Query, claim: SentenceSupport, context: Context, memo: dict[tuple, SentenceSupport]) -> SentenceSupport:
+        """The verdict on one sentence while it streams (kept in ``memo`` for the whole answer's check)."""
+        unchecked = SentenceSupport(text=claim.text, cited=[n for n in claim.cited if context.by_number(n) is not None],
+                                    invalid_citations=[n for n in claim.cited if context.by_number(n) is None])
+        key = (unchecked.text, tuple(unchecked.cited), tuple(unchecked.invalid_citations))
+        if key not in memo:
+            _, name, verifier = self._verifier()
+            verdicts = self.pipeline.call("verifier", name, verifier.verify, query, [unchecked], context)
+            memo[key] = verdicts[0] if len(verdicts) == 1 else unchecked
+        return memo[key]
+
+    def _verify(self, query: Query, text: str, context: Context, trace: Trace,
+                memo: dict[tuple, SentenceSupport] | None = None) -> list[SentenceSupport]:
+        """Per-sentence support verdicts (those in ``memo`` are not asked again). A configured
+        ``verifier:`` gets a ``verify`` stage of its own in the trace; the built-in lexical check
+        reports in the ``cite`` stage's notes."""
+        cc, name, verifier = self._verifier()
+        memo = memo or {}
         started = time.perf_counter()
         unchecked = unchecked_sentences(text, context)
-        sentences = self.pipeline.call("verifier", name, verifier.verify, query, unchecked, context) if unchecked else []
-        if len(sentences) != len(unchecked):
-            raise ComponentError(f"stage verifier: component {name!r} returned {len(sentences)} verdicts for "
-                                 f"{len(unchecked)} sentences; return one verdict per sentence, in order")
+        keys = [(u.text, tuple(u.cited), tuple(u.invalid_citations)) for u in unchecked]
+        asked = [u for u, key in zip(unchecked, keys, strict=True) if key not in memo]
+        fresh = self.pipeline.call("verifier", name, verifier.verify, query, asked, context) if asked else []
+        if len(fresh) != len(asked):
+            raise ComponentError(f"stage verifier: component {name!r} returned {len(fresh)} verdicts for "
+                                 f"{len(asked)} sentences; return one verdict per sentence, in order")
+        answers = iter(fresh)
+        sentences = [memo[key] if key in memo else next(answers) for key in keys]
         notes: dict[str, Any] = {"sentences": len(sentences),
                                  "unsupported": [i + 1 for i, s in enumerate(sentences) if not s.supported]}
         threshold = getattr(verifier, "threshold", None)
@@ -419,18 +449,31 @@ def _refused(query: Query, refusal: Refusal, trace: Trace, generator: str = "") 
     )
 
 
-def _stream_pieces(name: str, stream: Iterator[Any], pieces: list[str]) -> Generator_[StreamEvent, None, Any]:
-    """Yield a generator's streamed pieces as token events (collected in ``pieces``), its
-    ``<think>`` text (or the :class:`ThinkingEvent` s it yields) as thinking events; return what
-    its stream returned (a final Generation, or None). Failures name the stage and component."""
+def _stream_pieces(name: str, stream: Iterator[Any], pieces: list[str],
+                   gate: SentenceGate | None = None) -> Generator_[StreamEvent, None, Any]:
+    """Yield a generator's streamed pieces as token events (collected in ``pieces``; through the
+    ``gate`` when there is one), its ``<think>`` text (or the :class:`ThinkingEvent` s it yields)
+    as thinking events; return what its stream returned (a final Generation, or None). Failures
+    name the stage and component."""
     iterator = iter(stream)
     splitter = ThinkSplitter()
+
+    def events(parts: list[tuple[str, str]]) -> Iterator[StreamEvent]:
+        for kind, text in parts:
+            if kind == "thinking":
+                yield ThinkingEvent(text)
+            elif gate is None:
+                yield TokenEvent(text)
+            elif shown := gate.feed(text):
+                yield TokenEvent(shown)
+
     while True:
         try:
             piece = next(iterator)
         except StopIteration as stop:
-            for kind, text in splitter.finish():
-                yield ThinkingEvent(text) if kind == "thinking" else TokenEvent(text)
+            yield from events(splitter.finish())
+            if gate is not None and (shown := gate.finish()):
+                yield TokenEvent(shown)
             return stop.value
         except CrissRagError:
             raise
@@ -440,8 +483,7 @@ def _stream_pieces(name: str, stream: Iterator[Any], pieces: list[str]) -> Gener
             yield piece
         elif piece:
             pieces.append(piece)
-            for kind, text in splitter.feed(piece):
-                yield ThinkingEvent(text) if kind == "thinking" else TokenEvent(text)
+            yield from events(splitter.feed(piece))
 
 
 def _drain(steps: Generator_[Any, None, Any]) -> Any:

@@ -22,14 +22,14 @@ An answer left with no supported sentence is refused (``unsupported_answer``).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.relevance import RelevanceCheck, RelevancePolicy
-from criss_rag.support import answer_pieces
+from criss_rag.support import answer_pieces, answer_sentences
 from criss_rag.text import detect_language
 from criss_rag.types import Refusal, RelevanceVerdict, SentenceSupport
 
@@ -108,6 +108,11 @@ def apply_policy(text: str, verdicts: list[SentenceSupport], policy: GroundingPo
     return Grounded(_tidy("".join(parts)), shown, dropped, sum(v.attributed for v in shown), withheld)
 
 
+def unchecked_claims(text: str) -> list[SentenceSupport]:
+    """The claims of ``text`` with their cited numbers, not yet judged or split into valid ones."""
+    return [SentenceSupport(text=sentence, cited=numbers) for sentence, numbers in answer_sentences(text)]
+
+
 def _has_claim_words(piece: str) -> bool:
     return any(ch.isalnum() for ch in re.sub(r"\[[\d,\s]+\]", "", piece))
 
@@ -164,3 +169,66 @@ def off_topic(question: str, verdict: RelevanceVerdict) -> Refusal:
                    f"{where} covers {verdict.score:.0%} of the question's content words, at least "
                    f"{verdict.threshold:.0%} required (not covered: {missing})",
                    OFF_TOPIC_MESSAGES.get(detect_language(question), OFF_TOPIC_MESSAGES["en"]))
+
+
+class SentenceGate:
+    """Holds a streamed answer back sentence by sentence, so that what the policy would remove is
+    never shown, not even while the model writes.
+
+    A sentence is released when the next one has begun (its markers, written after its full stop,
+    have arrived by then) and its verdict is in: ``judge(sentence)`` gives it. Unsupported with
+    ``drop``: never released; with ``withhold``: nothing more is released (the answer is refused);
+    with ``attribute``: released with its added marker. The final answer, checked as a whole, is
+    what counts; the gate only decides what the reader sees meanwhile."""
+
+    def __init__(self, judge: Callable[[SentenceSupport], SentenceSupport], policy: GroundingPolicy) -> None:
+        self.judge = judge
+        self.policy = policy
+        self.buffer = ""
+        self.released = 0  # pieces of answer_pieces(buffer) already decided
+        self.verdicts: list[SentenceSupport] = []
+        self.withheld = False
+
+    @staticmethod
+    def needed(policy: GroundingPolicy) -> bool:
+        """Whether the policy can change streamed text (else tokens stream as they come)."""
+        return policy.unsupported != "mark" or policy.citations == "attribute"
+
+    def feed(self, text: str) -> str:
+        self.buffer += text
+        return self._release(final=False)
+
+    def finish(self) -> str:
+        return self._release(final=True)
+
+    def _release(self, *, final: bool) -> str:
+        pieces = answer_pieces(self.buffer)
+        claims = [claim for _, claim in pieces if claim is not None]
+        # the last sentence may still grow, or get its marker: held until the stream ends
+        complete = (max(claims) + (1 if final else 0)) if claims else 0
+        sentences = unchecked_claims(self.buffer)
+        while len(self.verdicts) < min(complete, len(sentences)):
+            self.verdicts.append(self.judge(sentences[len(self.verdicts)]))
+        out: list[str] = []
+        for piece, claim in pieces[self.released:]:
+            if claim is not None and claim >= complete:
+                break
+            if not final and claim is None and self.released == len(pieces) - 1:
+                break  # a trailing space or line may belong to what comes next
+            self.released += 1
+            if self.withheld:
+                continue
+            if claim is None:
+                out.append(piece)
+                continue
+            verdict = self.verdicts[claim]
+            if not verdict.supported and self.policy.unsupported == "withhold":
+                self.withheld = True
+            elif not verdict.supported and self.policy.unsupported == "drop":
+                continue
+            elif (self.policy.citations == "attribute" and verdict.supported and not verdict.cited
+                  and verdict.evidence is not None and _has_claim_words(piece)):
+                out.append(_with_marker(piece, verdict.evidence))
+            else:
+                out.append(piece)
+        return "".join(out)

@@ -215,3 +215,48 @@ def test_thinking_is_left_out_of_a_plain_answer_too(workdir, host):
     answer = ask(workdir, host, f"{SUPPORTED[:-1]} [1].", think=THINK)
     assert answer.text == f"{SUPPORTED[:-1]} [1]." and [s.text for s in answer.sentences] == [SUPPORTED]
     assert answer.dropped == []
+
+
+# -- the stream never shows what the policy removes ---------------------------------------------------------
+
+
+def stream_of(workdir, host, reply: str, policy: str, **server_kw):
+    with OpenAIStubServer(reply=reply, **server_kw) as server:
+        engine = Engine.open(pipeline_from_yaml(config(workdir, server, policy), workdir, host), build_if_missing=True)
+        events = list(engine.ask_stream(LIVER_Q))
+        asked = len(server.requests_to("/v1/chat/completions"))
+    assert asked == 1
+    return "".join(e.text for e in events if isinstance(e, TokenEvent)), events[-1].answer
+
+
+def test_a_dropped_sentence_is_never_streamed(workdir, host):
+    shown, answer = stream_of(workdir, host, f"{INVENTED} {SUPPORTED[:-1]} [1]. {INVENTED}", "unsupported: drop")
+    assert "green tea" not in shown.lower() and shown.strip() == f"{SUPPORTED[:-1]} [1]." == answer.text
+    assert [d.text for d in answer.dropped] == [INVENTED, INVENTED]
+
+
+def test_attributed_markers_stream_with_their_sentence(workdir, host):
+    shown, answer = stream_of(workdir, host, f"{SUPPORTED} Liver cancer starts in liver cells. {INVENTED}",
+                              "citations: attribute")
+    assert shown.strip() == answer.text == f"{SUPPORTED[:-1]} [1]. Liver cancer starts in liver cells [1]."
+
+
+def test_withhold_stops_the_stream_at_the_first_unsupported_sentence(workdir, host):
+    shown, answer = stream_of(workdir, host, f"{SUPPORTED[:-1]} [1]. {INVENTED[:-1]} [1]. Liver cancer starts in "
+                                             "liver cells [1].", "unsupported: withhold")
+    assert shown.strip() == f"{SUPPORTED[:-1]} [1]." and "green tea" not in shown.lower()
+    assert answer.refused and answer.refusal_reason == "unsupported_sentence"
+
+
+def test_the_gated_stream_asks_the_verifier_once_per_sentence(workdir, host):
+    # llm-check asks the judge LLM about every sentence: the stream's verdicts are reused by the final check
+    reply = f"{SUPPORTED[:-1]} [1]. Liver cancer starts in liver cells [1]."
+    with OpenAIStubServer(reply=reply) as gen, OpenAIStubServer(reply="YES") as judge:
+        judge_llm = f'{{name: openai-compatible, model: judge, api_base: "{judge.base_url}", max_retries: 0}}'
+        text = config(workdir, gen, extra=f"verifier: {{name: llm-check, llm: judge, check: all}}\n").replace(
+            "llms:\n", f"llms:\n  judge: {judge_llm}\n")
+        engine = Engine.open(pipeline_from_yaml(text, workdir, host), build_if_missing=True)
+        events = list(engine.ask_stream(LIVER_Q))
+        assert len(judge.requests_to("/v1/chat/completions")) == 2
+    answer = events[-1].answer
+    assert not answer.refused and [s.method for s in answer.sentences] == ["llm", "llm"]
