@@ -28,7 +28,7 @@ from criss_rag.types import Query
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("config")
-    parser.add_argument("questions", help="JSONL; a question is out of scope if expected == 'refuse'")
+    parser.add_argument("questions", help="JSONL; a question is out of scope if expected == 'refuse' or scope == 'out'")
     parser.add_argument("--out-of-scope", help="extra JSONL of questions that must be refused")
     parser.add_argument("--corpus", help="JSONL corpus replacing the config's (jsonl loader)")
     parser.add_argument("--signal", default="faiss")
@@ -54,7 +54,9 @@ def main() -> None:
             dense = max((h.signals.get(args.signal, float("-inf")) for h in hits), default=float("-inf"))
             # the question names no cancer: share of its terms found anywhere among the candidates (else 1.0)
             unnamed = 1.0 if policy.names_cancer(query.text) else policy.unfound_terms(query, hits)[1]
-            rows.append((forced_out or record.get("expected") == "refuse", dense, policy.coverage(query, hits),
+            # out of scope: `expected: refuse` (examples/questions.jsonl) or `scope: out` (the experiments' sets)
+            out = record.get("expected") == "refuse" or record.get("scope") == "out"
+            rows.append((forced_out or out, dense, policy.coverage(query, hits),
                          record.get("lang", "en"), unnamed))
 
     skip_missing = policy.params.when_signal_missing == "skip"

@@ -260,3 +260,20 @@ def test_the_gated_stream_asks_the_verifier_once_per_sentence(workdir, host):
         assert len(judge.requests_to("/v1/chat/completions")) == 2
     answer = events[-1].answer
     assert not answer.refused and [s.method for s in answer.sentences] == ["llm", "llm"]
+
+
+def test_progress_names_every_hop_filter_and_reranker_in_order(tmp_path):
+    from criss_rag.ingest import ingest
+    from criss_rag.testing import FAKE_PIPELINE_YAML
+
+    yaml_text = FAKE_PIPELINE_YAML.replace("min_score: 1", "min_score: 0") + (
+        "multihop: {name: fake-hops, queries: [smoking cough, hepatitis], max_hops: 3}\n"
+        "filters: [{name: fake-drop-doc, doc_id: lung}]\nrerankers: [fake-reverse]\n")
+    pipeline = pipeline_from_yaml(yaml_text, tmp_path)
+    ingest(pipeline)
+    events = list(Engine.open(pipeline).ask_stream("stomach endoscopy", progress=True))
+    steps = [(e.step, e.detail) for e in events if isinstance(e, ProgressEvent)]
+    assert steps == [("retrieving", "fake-keyword"), ("hop", "1: smoking cough"), ("hop", "2: hepatitis"),
+                     ("filtering", "fake-drop-doc"), ("reranking", "fake-reverse"), ("refusal_check", "fake-min-score"),
+                     ("generating", "fake-echo"), ("checking", "sentence support")]
+    assert isinstance(events[-1], AnswerEvent) and not events[-1].answer.refused
