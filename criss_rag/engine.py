@@ -316,6 +316,8 @@ class Engine:
         cite.notes["policy"] = {"citations": policy.citations, "unsupported": policy.unsupported}
         cite.notes["attributed"] = grounded.attributed  # markers the policy added
         cite.notes["dropped"] = [{"text": d.text, "score": d.score} for d in grounded.dropped]
+        if grounded.repeated:
+            cite.notes["repeated"] = grounded.repeated  # sentences said twice, shown once
         refusal = ungrounded(query.text, generation.model, sentences, grounded, bool(check.citations))
         if refusal is not None:
             answer = _refused(query, refusal, trace, generator=generation.model)

@@ -76,6 +76,7 @@ class Grounded:
     dropped: list[SentenceSupport] = field(default_factory=list)  # removed sentences, with their scores
     attributed: int = 0  # markers the policy added
     withheld: bool = False  # `unsupported: withhold` and some sentence is unsupported
+    repeated: int = 0  # sentences removed because an earlier shown sentence said the same
 
 
 def apply_policy(text: str, verdicts: list[SentenceSupport], policy: GroundingPolicy) -> Grounded:
@@ -85,7 +86,13 @@ def apply_policy(text: str, verdicts: list[SentenceSupport], policy: GroundingPo
     dropped: list[SentenceSupport] = []
     add: dict[int, int] = {}  # claim position -> evidence number to cite
     drop: set[int] = set()
+    seen: set[str] = set()
+    repeated = 0
     for i, verdict in enumerate(verdicts):
+        if _key(verdict.text) in seen:  # a looping model says the same sentence again: shown once
+            drop.add(i)
+            repeated += 1
+            continue
         if (policy.citations == "attribute" and not verdict.cited and verdict.supported
                 and verdict.evidence is not None):
             verdict = verdict.model_copy(update={"cited": [verdict.evidence], "attributed": True})
@@ -95,6 +102,7 @@ def apply_policy(text: str, verdicts: list[SentenceSupport], policy: GroundingPo
             dropped.append(verdict)
         else:
             shown.append(verdict)
+            seen.add(_key(verdict.text))
     withheld = policy.unsupported == "withhold" and any(not v.supported for v in verdicts)
     if not add and not drop:
         return Grounded(text, shown, dropped, 0, withheld)
@@ -105,7 +113,11 @@ def apply_policy(text: str, verdicts: list[SentenceSupport], policy: GroundingPo
         if claim is not None and claim in add and _has_claim_words(piece):
             piece = _with_marker(piece, add.pop(claim))
         parts.append(piece)
-    return Grounded(_tidy("".join(parts)), shown, dropped, sum(v.attributed for v in shown), withheld)
+    return Grounded(_tidy("".join(parts)), shown, dropped, sum(v.attributed for v in shown), withheld, repeated)
+
+
+def _key(sentence: str) -> str:
+    return " ".join(sentence.casefold().split())
 
 
 def unchecked_claims(text: str) -> list[SentenceSupport]:
@@ -188,6 +200,9 @@ class SentenceGate:
         self.released = 0  # pieces of answer_pieces(buffer) already decided
         self.verdicts: list[SentenceSupport] = []
         self.withheld = False
+        self.seen: set[str] = set()
+        self.skipped: set[int] = set()
+        self.tail = ""  # the last character released
 
     @staticmethod
     def needed(policy: GroundingPolicy) -> bool:
@@ -219,9 +234,14 @@ class SentenceGate:
             if self.withheld:
                 continue
             if claim is None:
-                out.append(piece)
+                if not (piece == " " and self.tail in (" ", "\n", "")):  # no gap left by a removed sentence
+                    out.append(piece)
+                    self.tail = piece[-1:] or self.tail
                 continue
             verdict = self.verdicts[claim]
+            if claim in self.skipped or (_key(verdict.text) in self.seen and _has_claim_words(piece)):
+                self.skipped.add(claim)  # said before (its markers, in a piece of their own, go too)
+                continue
             if not verdict.supported and self.policy.unsupported == "withhold":
                 self.withheld = True
             elif not verdict.supported and self.policy.unsupported == "drop":
@@ -231,4 +251,7 @@ class SentenceGate:
                 out.append(_with_marker(piece, verdict.evidence))
             else:
                 out.append(piece)
+            if _has_claim_words(piece):
+                self.seen.add(_key(verdict.text))
+            self.tail = out[-1][-1:] if out else self.tail
         return "".join(out)

@@ -277,3 +277,12 @@ def test_progress_names_every_hop_filter_and_reranker_in_order(tmp_path):
                      ("filtering", "fake-drop-doc"), ("reranking", "fake-reverse"), ("refusal_check", "fake-min-score"),
                      ("generating", "fake-echo"), ("checking", "sentence support")]
     assert isinstance(events[-1], AnswerEvent) and not events[-1].answer.refused
+
+
+def test_a_looping_model_says_each_sentence_once(workdir, host):
+    loop = f"{SUPPORTED} {SUPPORTED} {SUPPORTED} Liver cancer starts in liver cells. {SUPPORTED}"
+    answer = ask(workdir, host, loop, policy="citations: attribute")
+    assert answer.text == f"{SUPPORTED[:-1]} [1]. Liver cancer starts in liver cells [1]."
+    assert len(answer.sentences) == 2 and answer.trace.stage("cite").notes["repeated"] == 3
+    shown, streamed = stream_of(workdir, host, loop, "citations: attribute")
+    assert shown.strip() == streamed.text == answer.text
