@@ -62,7 +62,20 @@ def main() -> None:
     parser.add_argument("--corpus", help="JSONL corpus replacing the config's (jsonl loader)")
     parser.add_argument("--policy", help=f"the `relevance` mapping of the 'after' run (default: the config's, else {DEFAULT_POLICY})")
     parser.add_argument("--show", type=int, default=5, help="print this many examples of each kind of change")
+    parser.add_argument("--extractive-from", help="a file with another version's ExtractiveGenerator (e.g. `git show "
+                                                  "REV:plugins/basic/criss_rag_basic/extractive.py > old.py`): its "
+                                                  "sentence selection replaces the installed one, to compare")
     args = parser.parse_args()
+    if args.extractive_from:
+        import importlib.util
+
+        import criss_rag_basic.extractive as installed
+
+        spec = importlib.util.spec_from_file_location("other_extractive", args.extractive_from)
+        other = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(other)
+        installed.ExtractiveGenerator.generate = other.ExtractiveGenerator.generate
+        print(f"extractive sentence selection from {args.extractive_from}")
 
     base = [f"loader={{name: jsonl, path: {json.dumps(str(Path(args.corpus).resolve()))}}}"] if args.corpus else []
     host = PluginHost()
@@ -90,6 +103,8 @@ def main() -> None:
             elif row["gold"]:
                 counts[(*group, run)]["gold_cited"] += any(c.doc_id in row["gold"] for c in answer.citations)
                 counts[(*group, run)]["gold_first"] += bool(answer.citations) and answer.citations[0].doc_id in row["gold"]
+                counts[(*group, run)]["other_cited"] += any(c.doc_id not in row["gold"] for c in answer.citations)
+                counts[(*group, run)]["sentences"] += len(answer.sentences)
         if row["out"] and not verdicts["after"].refused:
             r = verdicts["after"].relevance
             changed[f"{row['set']}: still answered after"].append(
@@ -99,11 +114,12 @@ def main() -> None:
             why = verdicts["after"].refusal_detail if verdicts["after"].refused else ""
             changed[kind].append(f"{row['question']}  [{why}]")
 
-    print(f"\n{'set':<14}{'scope':<7}{'split':<7}{'run':<8}{'n':>5}{'refused':>9}{'rate':>8}   gold cited (first) / reasons")
+    print(f"\n{'set':<14}{'scope':<7}{'split':<7}{'run':<8}{'n':>5}{'refused':>9}{'rate':>8}   gold cited (first), answers citing a non-gold passage, sentences per answer / reasons")
     for key in sorted(counts):
         c = counts[key]
         answered = c["questions"] - c["refused"]
-        gold = f"{c['gold_cited']}/{answered} ({c['gold_first']})" if key[1] == "in" and answered else ""
+        gold = (f"{c['gold_cited']}/{answered} ({c['gold_first']}), other {c['other_cited']}, "
+                f"{c['sentences'] / answered:.1f} sent." if key[1] == "in" and answered else "")
         reasons = ", ".join(f"{k[7:]} {v}" for k, v in sorted(c.items()) if k.startswith("reason:"))
         print(f"{key[0]:<14}{key[1]:<7}{key[2] or '-':<7}{key[3]:<8}{c['questions']:>5}{c['refused']:>9}"
               f"{c['refused'] / c['questions']:>8.1%}   {gold} {reasons}")
