@@ -25,7 +25,7 @@ NOTICES = {
 }
 
 _HEADING_LINE = re.compile(r"^\s*#+\s")
-SECTION_FIELDS = ("heading", "section", "menu_name")
+SECTION_FIELDS = ("section", "menu_name")  # category labels (a `heading` is free text, read with the title)
 CONTEXT_WEIGHT = 0.6  # a question word in the sentence's passage title/section, not in the sentence
 REPEAT_WEIGHT = 0.3  # a question word an earlier quoted sentence already covers
 RANK_DECAY = 0.5  # evidence [n] weighs 1 / (1 + RANK_DECAY * (n - 1))
@@ -57,8 +57,9 @@ class ExtractiveGenerator:
         for evidence in context.evidence:
             meta = evidence.hit.metadata
             title = set(self.analyzer.analyze(str(meta.get("title") or "")))
+            heading = set(self.analyzer.analyze(str(meta.get("heading") or "")))
             section = set(self.analyzer.analyze(" ".join(str(meta.get(k) or "") for k in SECTION_FIELDS)))
-            about[evidence.number] = title | section
+            about[evidence.number] = title | heading | section
             titles |= title
             sections |= section
             # heading-marker lines ("### Symptoms") are not sentences; unskipped they would be
@@ -67,8 +68,9 @@ class ExtractiveGenerator:
             for position, sentence in enumerate(split_sentences(text)):
                 if len(sentence) >= self.params.min_sentence_chars:
                     candidates.append((evidence.number, position, sentence, set(self.analyzer.analyze(sentence))))
-        # the question's topic: its words that some title names and no section does (the cancer,
-        # not "treatment"); a sentence whose passage and words miss all of them is about another one
+        # the question's topic: its words that some title names and no section label does (the
+        # cancer, not "treatment"; headings are free text: "Warning signs of gastric cancer"); a
+        # sentence whose passage and words miss all of them is about another one
         topic = (wanted & titles) - sections
         # idf over the candidate sentences: words many sentences share count little
         df = Counter(term for *_, terms in candidates for term in terms)
