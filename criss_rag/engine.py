@@ -20,8 +20,10 @@ from criss_rag.index_store import Manifest
 from criss_rag.indexing import DOCSTORE, ingest, open_index
 from criss_rag.pipeline import Pipeline
 from criss_rag.source_titles import source_titles
+from criss_rag.grounding import SentenceGate, answer_policies, apply_policy, off_topic, ungrounded
 from criss_rag.support import LexicalSupport, unchecked_sentences
 from criss_rag.text import detect_language
+from criss_rag.thinking import ThinkSplitter, split_thinking
 from criss_rag.types import (
     Answer,
     AnswerEvent,
@@ -33,11 +35,13 @@ from criss_rag.types import (
     FilterOutcome,
     Generation,
     Hit,
+    ProgressEvent,
     Query,
     Refusal,
     SentenceSupport,
     StageTrace,
     StreamEvent,
+    ThinkingEvent,
     TokenEvent,
     Trace,
 )
@@ -72,6 +76,7 @@ class Engine:
             pipeline.call(cc.stage, cc.name, retriever.load, index_dir / "retrievers" / cc.label, docstore)
         self.cache = open_cache(pipeline, self.config_hash, manifest)  # None unless the config names one
         self.warmed_up: dict[str, float] = {}  # seconds per stage of warm_up(), once it ran
+        self.grounding, self.relevance = answer_policies(pipeline)
 
     @classmethod
     def open(cls, pipeline: Pipeline, *, build_if_missing: bool = False) -> Engine:
@@ -128,16 +133,22 @@ class Engine:
     # -- retrieval ------------------------------------------------------------------------------
     def retrieve(self, query: Query, trace: Trace | None = None) -> list[Hit]:
         """Run every stage up to (not including) the refusal policy."""
-        trace = trace if trace is not None else self._new_trace()
+        return _drain(self.retrieve_steps(query, trace if trace is not None else self._new_trace()))
+
+    def retrieve_steps(self, query: Query, trace: Trace) -> Generator_[ProgressEvent, None, list[Hit]]:
+        """:meth:`retrieve` as a generator that yields a :class:`ProgressEvent` before each step and
+        returns the hits (what ``ask`` and ``ask_stream`` run; override this to observe the hits)."""
         for cc, transform in self.pipeline.many("query_transforms"):
             started = time.perf_counter()
             query = self.pipeline.call(cc.stage, cc.name, transform.transform, query)
             trace.stages.append(StageTrace(stage=f"transform:{cc.label}", component=cc.name, n_in=0, n_out=0,
                                            ms=_ms(started), notes={"retrieval_text": query.search_text}))
+        yield ProgressEvent("retrieving", ", ".join(cc.label for cc, _ in self.retrievers))
         hits = self._retrieve_once(query, trace, suffix="")
-        hits = self._follow_hops(query, hits, trace)
+        hits = yield from self._follow_hops(query, hits, trace)
         for stage, method in (("filters", "apply"), ("rerankers", "rerank")):
             for cc, component in self.pipeline.many(stage):
+                yield ProgressEvent("filtering" if stage == "filters" else "reranking", cc.label)
                 started = time.perf_counter()
                 n_in = len(hits)
                 result = self.pipeline.call(cc.stage, cc.name, getattr(component, method), query, hits)
@@ -176,7 +187,7 @@ class Engine:
         trace.stages.append(_stage(f"fusion{suffix}", fusion_cc.name, sum(len(h) for h in ranked.values()), hits, started))
         return hits
 
-    def _follow_hops(self, query: Query, hits: list[Hit], trace: Trace) -> list[Hit]:
+    def _follow_hops(self, query: Query, hits: list[Hit], trace: Trace) -> Generator_[ProgressEvent, None, list[Hit]]:
         """Multi-hop: while the policy names a follow-up query, retrieve again and append what is new."""
         cc = self.pipeline.config.one("multihop")
         if cc is None:
@@ -189,6 +200,7 @@ class Engine:
                 trace.stages.append(StageTrace(stage=f"hop:{hop}", component=cc.name, n_in=len(hits), n_out=len(hits),
                                                ms=_ms(started), notes={"stopped": "the policy asked for no further hop"}))
                 break
+            yield ProgressEvent("hop", f"{hop}: {follow_up}")
             found = self._retrieve_once(replace(query, retrieval_text=follow_up), trace, suffix=f"@hop{hop}")
             known = {h.node_id for h in hits}
             added = [h for h in found if h.node_id not in known]
@@ -209,13 +221,20 @@ class Engine:
         raise AssertionError("the engine produced no answer")  # pragma: no cover - _run always ends with one
 
     def ask_stream(
-        self, question: str, *, filters: Mapping[str, Any] | None = None, history: Iterable[ChatTurn] = ()
+        self, question: str, *, filters: Mapping[str, Any] | None = None, history: Iterable[ChatTurn] = (),
+        progress: bool = False,
     ) -> Iterator[StreamEvent]:
         """Answer ``question`` as a stream: :class:`TokenEvent` s as the generator writes, then one
         :class:`AnswerEvent` (checked citations, sentence verdicts, trace). A refusal streams no
-        tokens, only its answer. A failure ends the stream with an :class:`ErrorEvent` instead."""
+        tokens, only its answer. A failure ends the stream with an :class:`ErrorEvent` instead.
+
+        A reasoning model's ``<think>`` text comes as :class:`ThinkingEvent` s, never as tokens.
+        With ``progress``, :class:`ProgressEvent` s announce each step (retrieving, hop, filtering,
+        reranking, refusal_check, generating, checking) before it runs."""
         try:
-            yield from self._run(question, filters, history, stream=True)
+            for event in self._run(question, filters, history, stream=True):
+                if progress or not isinstance(event, ProgressEvent):
+                    yield event
         except CrissRagError as exc:
             yield ErrorEvent(str(exc), exc)
 
@@ -243,11 +262,12 @@ class Engine:
 
     def _answer(self, query: Query, trace: Trace, *, stream: bool) -> Iterator[StreamEvent]:
         """Retrieval to the checked answer (no cache)."""
-        hits = self.retrieve(query, trace)
+        hits = yield from self.retrieve_steps(query, trace)
 
         policy_cc = self.pipeline.config.one("refusal")
         refusal: Refusal | None = None
         if policy_cc is not None:
+            yield ProgressEvent("refusal_check", policy_cc.name)
             started = time.perf_counter()
             refusal = self.pipeline.call("refusal", policy_cc.name, self.pipeline.build(policy_cc).decide, query, hits)
             trace.stages.append(
@@ -264,21 +284,45 @@ class Engine:
         started = time.perf_counter()
         context = self.pipeline.call("context", context_cc.name, self.pipeline.build(context_cc).build, query, hits)
         trace.stages.append(_stage("context", context_cc.name, len(hits), [e.hit for e in context.evidence], started))
+        if self.relevance is not None and self.relevance.policy.before_generation:
+            yield ProgressEvent("refusal_check", "relevance of the evidence")
+            started = time.perf_counter()
+            verdict = self.relevance.before(query.text, context)
+            trace.stages.append(StageTrace(stage="relevance:evidence", component="criss_rag", n_in=len(context.evidence),
+                                           n_out=len(context.evidence), ms=_ms(started), notes=verdict.model_dump()))
+            if not verdict.relevant and self.relevance.policy.on_fail == "refuse":
+                yield AnswerEvent(_refused(query, off_topic(query.text, verdict), trace))  # no generator is called
+                return
 
         generator_cc = self.pipeline.config.one("generator")
         generator = self.pipeline.build(generator_cc)
+        policy = self.grounding
+        memo: dict[tuple, SentenceSupport] = {}  # verdicts the stream's gate asked for, reused by the check
+        # a policy that can change the text holds the stream back until each sentence is checked
+        gate = SentenceGate(lambda claim: self._judge(query, claim, context, memo), policy) \
+            if stream and SentenceGate.needed(policy) else None
+        deferred = False  # a whole (not streamed) answer under a gate is sent once checked
+        yield ProgressEvent("generating", generator_cc.name)
         started = time.perf_counter()
         if stream and callable(getattr(generator, "stream", None)):
             pieces: list[str] = []
-            final = yield from _stream_pieces(generator_cc.name, generator.stream(query, context), pieces)
+            final = yield from _stream_pieces(generator_cc.name, generator.stream(query, context), pieces, gate)
             generation = final if isinstance(final, Generation) else Generation(text="".join(pieces), model=generator_cc.name)
         else:
             generation = self.pipeline.call("generator", generator_cc.name, generator.generate, query, context)
             if stream and generation.text and generation.refusal is None:
-                yield TokenEvent(generation.text)
+                thinking, text = split_thinking(generation.text)
+                if thinking:
+                    yield ThinkingEvent(thinking)
+                if gate is None:
+                    yield TokenEvent(text)
+                deferred = gate is not None
         notes: dict[str, Any] = {"model": generation.model, **{f"usage_{k}": v for k, v in generation.usage.items()}}
         if stream:
             notes["streamed"] = True
+        thinking, text = split_thinking(generation.text)  # the thinking is never part of the answer
+        if thinking:
+            notes["thinking_chars"] = len(thinking)
         trace.stages.append(_stage("generate", generator_cc.name, len(context.evidence), [], started, notes=notes))
         if generation.refusal is not None:  # the model itself said the evidence does not answer
             trace.stages[-1].notes["declined"] = generation.refusal.reason
@@ -287,33 +331,83 @@ class Engine:
             return
 
         started = time.perf_counter()
-        check = verify_citations(generation.text, context)
+        check = verify_citations(text, context)
         cite = StageTrace(stage="cite", component="criss_rag", n_in=len(context.evidence), n_out=len(check.citations),
                           ms=0.0, notes={"invalid_markers": check.invalid})
         trace.stages.append(cite)
-        if not check.citations:
+        if not check.citations and policy.citations == "require":
             cite.ms = _ms(started)
             detail = f"the generator ({generation.model}) cited no evidence, so its answer is withheld"
             yield AnswerEvent(_refused(query, Refusal("uncited_answer", detail, UNCITED_MESSAGE), trace,
                                        context=context_items(context, [])))
             return
         cite.ms = _ms(started)
-        sentences = self._verify(query, generation.text, context, trace)
+        yield ProgressEvent("checking", "sentence support")
+        sentences = self._verify(query, text, context, trace, memo)
+        grounded = apply_policy(text, sentences, policy)
+        check = verify_citations(grounded.text, context)
+        cite.n_out = len(check.citations)
+        cite.notes["policy"] = {"citations": policy.citations, "unsupported": policy.unsupported}
+        cite.notes["attributed"] = grounded.attributed  # markers the policy added
+        cite.notes["dropped"] = [{"text": d.text, "score": d.score} for d in grounded.dropped]
+        if grounded.repeated:
+            cite.notes["repeated"] = grounded.repeated  # sentences said twice, shown once
+        refusal = ungrounded(query.text, generation.model, sentences, grounded, bool(check.citations))
+        if refusal is not None:
+            answer = _refused(query, refusal, trace, generator=generation.model,
+                              context=context_items(context, []))
+            answer.dropped = grounded.dropped
+            yield AnswerEvent(answer)
+            return
+        verdict = None
+        if self.relevance is not None:
+            verdict = self.relevance.after(query.text, grounded.sentences, context)
+            trace.stages.append(StageTrace(stage="relevance:answer", component="criss_rag", n_in=len(grounded.sentences),
+                                           n_out=len(grounded.sentences), ms=0.0, notes=verdict.model_dump()))
+            if not verdict.relevant and self.relevance.policy.on_fail == "refuse":
+                answer = _refused(query, off_topic(query.text, verdict), trace, generator=generation.model,
+                                  context=context_items(context, []))
+                answer.dropped, answer.relevance = grounded.dropped, verdict
+                yield AnswerEvent(answer)
+                return
+        if deferred:
+            yield TokenEvent(check.text)
         yield AnswerEvent(Answer(question=query.text, text=check.text, citations=check.citations,
-                                 generator=generation.model, sentences=sentences, trace=trace,
-                                 context=context_items(context, check.citations)))
+                                 generator=generation.model, sentences=grounded.sentences, dropped=grounded.dropped,
+                                 relevance=verdict, trace=trace, context=context_items(context, check.citations)))
 
-    def _verify(self, query: Query, text: str, context: Context, trace: Trace) -> list[SentenceSupport]:
-        """Per-sentence support verdicts. A configured ``verifier:`` gets a ``verify`` stage of its
-        own in the trace; the built-in lexical check reports in the ``cite`` stage's notes."""
+    def _verifier(self) -> tuple[Any, str, Verifier]:
         cc = self.pipeline.config.one("verifier")
-        name, verifier = (cc.name, self.pipeline.build(cc)) if cc is not None else ("criss_rag", DEFAULT_VERIFIER)
+        return (cc, cc.name, self.pipeline.build(cc)) if cc is not None else (None, "criss_rag", DEFAULT_VERIFIER)
+
+    def _judge(self, query: Query, claim: SentenceSupport, context: Context, memo: dict[tuple, SentenceSupport]) -> SentenceSupport:
+        """The verdict on one sentence while it streams (kept in ``memo`` for the whole answer's check)."""
+        unchecked = SentenceSupport(text=claim.text, cited=[n for n in claim.cited if context.by_number(n) is not None],
+                                    invalid_citations=[n for n in claim.cited if context.by_number(n) is None])
+        key = (unchecked.text, tuple(unchecked.cited), tuple(unchecked.invalid_citations))
+        if key not in memo:
+            _, name, verifier = self._verifier()
+            verdicts = self.pipeline.call("verifier", name, verifier.verify, query, [unchecked], context)
+            memo[key] = verdicts[0] if len(verdicts) == 1 else unchecked
+        return memo[key]
+
+    def _verify(self, query: Query, text: str, context: Context, trace: Trace,
+                memo: dict[tuple, SentenceSupport] | None = None) -> list[SentenceSupport]:
+        """Per-sentence support verdicts (those in ``memo`` are not asked again). A configured
+        ``verifier:`` gets a ``verify`` stage of its own in the trace; the built-in lexical check
+        reports in the ``cite`` stage's notes."""
+        cc, name, verifier = self._verifier()
+        memo = memo or {}
         started = time.perf_counter()
         unchecked = unchecked_sentences(text, context)
-        sentences = self.pipeline.call("verifier", name, verifier.verify, query, unchecked, context) if unchecked else []
-        if len(sentences) != len(unchecked):
-            raise ComponentError(f"stage verifier: component {name!r} returned {len(sentences)} verdicts for "
-                                 f"{len(unchecked)} sentences; return one verdict per sentence, in order")
+        keys = [(u.text, tuple(u.cited), tuple(u.invalid_citations)) for u in unchecked]
+        asked = [u for u, key in zip(unchecked, keys, strict=True) if key not in memo]
+        fresh = self.pipeline.call("verifier", name, verifier.verify, query, asked, context) if asked else []
+        if len(fresh) != len(asked):
+            raise ComponentError(f"stage verifier: component {name!r} returned {len(fresh)} verdicts for "
+                                 f"{len(asked)} sentences; return one verdict per sentence, in order")
+        answers = iter(fresh)
+        sentences = [memo[key] if key in memo else next(answers) for key in keys]
         notes: dict[str, Any] = {"sentences": len(sentences),
                                  "unsupported": [i + 1 for i, s in enumerate(sentences) if not s.supported]}
         threshold = getattr(verifier, "threshold", None)
@@ -414,22 +508,50 @@ def _refused(query: Query, refusal: Refusal, trace: Trace, generator: str = "",
     )
 
 
-def _stream_pieces(name: str, stream: Iterator[str], pieces: list[str]) -> Generator_[StreamEvent, None, Any]:
-    """Yield a generator's streamed pieces as token events (collected in ``pieces``); return what
-    its stream returned (a final Generation, or None). Failures name the stage and component."""
+def _stream_pieces(name: str, stream: Iterator[Any], pieces: list[str],
+                   gate: SentenceGate | None = None) -> Generator_[StreamEvent, None, Any]:
+    """Yield a generator's streamed pieces as token events (collected in ``pieces``; through the
+    ``gate`` when there is one), its ``<think>`` text (or the :class:`ThinkingEvent` s it yields)
+    as thinking events; return what its stream returned (a final Generation, or None). Failures
+    name the stage and component."""
     iterator = iter(stream)
+    splitter = ThinkSplitter()
+
+    def events(parts: list[tuple[str, str]]) -> Iterator[StreamEvent]:
+        for kind, text in parts:
+            if kind == "thinking":
+                yield ThinkingEvent(text)
+            elif gate is None:
+                yield TokenEvent(text)
+            elif shown := gate.feed(text):
+                yield TokenEvent(shown)
+
     while True:
         try:
             piece = next(iterator)
         except StopIteration as stop:
+            yield from events(splitter.finish())
+            if gate is not None and (shown := gate.finish()):
+                yield TokenEvent(shown)
             return stop.value
         except CrissRagError:
             raise
         except Exception as exc:
             raise ComponentError(f"stage generator: component {name!r} failed: {type(exc).__name__}: {exc}") from exc
-        if piece:
+        if isinstance(piece, ThinkingEvent):
+            yield piece
+        elif piece:
             pieces.append(piece)
-            yield TokenEvent(piece)
+            yield from events(splitter.feed(piece))
+
+
+def _drain(steps: Generator_[Any, None, Any]) -> Any:
+    """Run ``steps`` to the end, ignoring what it yields; return what it returns."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
 
 
 def _ms(started: float) -> float:

@@ -16,7 +16,8 @@ from criss_rag.plugins import PluginHost
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 QUESTIONS = [json.loads(line) for line in (EXAMPLES / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
 CANCER_IDS = {"liver": "1", "colorectal": "2", "gastric": "3", "breast": "4", "pancreatic": "5", "lung": "6"}
-STAGES = ["retrieve:bm25", "retrieve:faiss", "fusion", "reranker:section-intent", "refusal", "context", "generate", "cite"]
+STAGES = ["retrieve:bm25", "retrieve:faiss", "fusion", "reranker:section-intent", "refusal", "context",
+          "relevance:evidence", "generate", "cite", "relevance:answer"]
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +85,17 @@ def test_trace_shows_every_stage(engine):
     assert answer.trace.plugins.keys() >= {"basic", "bm25", "faiss", "minilm"}
     fusion = answer.trace.stage("fusion")
     assert fusion.n_in == 60 and fusion.n_out == 30
+
+
+def test_off_topic_questions_with_cancer_words_are_refused_before_the_generator(engine):
+    # a Korean question with cancer words whose topic (sharing a razor) no passage covers: the
+    # dense signal cannot read Korean, and the coverage of the top candidates passes; the
+    # relevance check of the default config refuses it
+    answer = engine.ask("면도기를 같이 쓰면 암이 옮나요?")
+    assert answer.refused and answer.refusal_reason == "off_topic_evidence"
+    assert answer.trace.stage("generate") is None and "면도기를" in answer.refusal_detail
+    on_topic = engine.ask("How is lung cancer staged?")
+    assert on_topic.relevance is not None and on_topic.relevance.relevant
 
 
 def test_dense_retriever_is_skipped_for_languages_it_cannot_read(engine):

@@ -126,7 +126,8 @@ def test_configured_refusal_phrases_and_partial_answers(workdir, host):
     with OpenAIStubServer(reply=partial) as server:
         answer = engine_for(workdir, host, config(workdir, compatible(server), generator)).ask(LIVER_Q)
     assert not answer.refused
-    assert [s.supported for s in answer.sentences] == [True, False]
+    assert [s.supported for s in answer.sentences] == [True]  # the unsupported sentence is dropped (the default)
+    assert [d.text for d in answer.dropped] == ["There is not enough information about liver transplants."]
     # detection off: the refusal phrase is just text without a citation -> withheld as uncited
     with OpenAIStubServer(reply="Insufficient evidence") as server:
         off = engine_for(workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, detect_refusal: false}")).ask(LIVER_Q)
@@ -271,7 +272,8 @@ def test_criss_layout_asks_for_the_four_parts(workdir, host):
              "References: [1] Liver cancer\n"
              "Why the rule applies: national guidelines recommend yearly ultrasound screening [1].")
     with OpenAIStubServer(reply=reply) as server:
-        answer = engine_for(workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, prompt: criss}")).ask(LIVER_Q)
+        generator = "{name: llm, llm: gen, prompt: criss, unsupported: mark}"
+        answer = engine_for(workdir, host, config(workdir, compatible(server), generator)).ask(LIVER_Q)
         request = chat_requests(server)[0]
     assert roles(request) == ["system", "user"]
     system = request.body["messages"][0]["content"]
@@ -330,7 +332,8 @@ def test_ask_stream_yields_tokens_then_the_checked_answer(workdir, host, backend
     server_type = OllamaStubServer if backend == "ollama" else OpenAIStubServer
     with server_type(reply=reply) as server:
         llm = ollama(server) if backend == "ollama" else compatible(server, ", stream_usage: true")
-        events = list(engine_for(workdir, host, config(workdir, llm)).ask_stream(LIVER_Q))
+        # unsupported: mark, so nothing holds the tokens back (test_grounding covers the gated stream)
+        events = list(engine_for(workdir, host, config(workdir, llm, "{name: llm, llm: gen, unsupported: mark}")).ask_stream(LIVER_Q))
         request = chat_requests(server)[0]
     assert request.body["stream"] is True
     tokens = [e.text for e in events if isinstance(e, TokenEvent)]
@@ -366,7 +369,7 @@ def test_cli_ask_stream_prints_the_tokens_then_sources_and_marks(workdir, host):
     path = workdir / "stream.yaml"
     reply = f"{LIVER_A} Surgery always cures it [1]. Lung cancer is linked to smoking [9]."
     with OpenAIStubServer(reply=reply) as server:
-        path.write_text(config(workdir, compatible(server)), encoding="utf-8")
+        path.write_text(config(workdir, compatible(server), "{name: llm, llm: gen, unsupported: mark}"), encoding="utf-8")
         result = CliRunner().invoke(build_cli(host), ["ask", str(path), LIVER_Q, "--stream"], obj={"host": host})
         assert chat_requests(server)[0].body["stream"] is True
     assert result.exit_code == 0, result.output

@@ -88,7 +88,13 @@ def test_stream_sends_tokens_then_citations_then_done(client):
     response, events = stream(client, "/ask/stream", {"question": "Does radon raise the risk of lung cancer?"})
     assert response.headers["content-type"].startswith("text/event-stream")
     names = [name for name, _ in events]
-    assert names[-2:] == ["citations", "done"] and set(names[:-2]) == {"token"} and names[0] == "token"
+    # progress before the answer's tokens, never among them
+    steps = [data["step"] for name, data in events if name == "progress"]
+    assert steps[0] == "retrieving" and "generating" in steps and names[0] == "progress"
+    first_token = names.index("token")
+    assert names.index("progress") < first_token and "generating" in [
+        data["step"] for name, data in events[:first_token] if name == "progress"]
+    assert names[-2:] == ["citations", "done"] and set(names[first_token:-2]) <= {"token", "progress"}
     done = events[-1][1]
     assert "".join(data["text"] for name, data in events if name == "token") == done["answer"]["text"]
     assert events[-2][1]["citations"] == done["answer"]["citations"]
@@ -98,13 +104,16 @@ def test_stream_sends_tokens_then_citations_then_done(client):
         return re.sub(r"[\s.]", "", text)
 
     assert bare("".join(p["text"] for p in done["display"])) == bare(done["answer"]["text"])
-    assert "[2]." in "".join(p["text"] for p in done["display"])
+    assert "[1]." in "".join(p["text"] for p in done["display"])
     assert {p["sentence"] for p in done["display"] if p["sentence"] is not None} == set(range(len(done["answer"]["sentences"])))
 
 
 def test_a_streamed_refusal_has_no_tokens(client):
     _, events = stream(client, "/ask/stream", {"question": "What is the capital of France?"})
-    assert [name for name, _ in events] == ["citations", "done"] and events[-1][1]["answer"]["refused"]
+    assert [name for name, _ in events if name != "progress"] == ["citations", "done"]
+    assert events[-1][1]["answer"]["refused"]
+    steps = [data["step"] for name, data in events if name == "progress"]
+    assert steps[0] == "retrieving" and "generating" not in steps  # refused before the generator
 
 
 def test_korean_and_japanese_stream_as_utf8_unescaped(client):
@@ -272,9 +281,9 @@ def test_sessions_are_bounded_and_expire_when_idle():
 # -- a slow or failing LLM fails only its own request -------------------------------------------------------
 
 
-def llm_engine(root, server):
+def llm_engine(root, server, policy: str = ""):
     llm = f'{{name: openai-compatible, model: stub-model, api_base: "{server.base_url}", max_retries: 0, timeout: 60}}'
-    return engine_for(root, generator="{name: llm, llm: gen}", extra=f"llms:\n  gen: {llm}")
+    return engine_for(root, generator=f"{{name: llm, llm: gen{policy}}}", extra=f"llms:\n  gen: {llm}")
 
 
 def wait_for_requests(server, n: int) -> None:
@@ -341,7 +350,7 @@ def test_a_failing_llm_is_a_502_without_internals_and_the_log_has_the_details(tm
 def test_an_llm_streams_korean_token_by_token_and_the_tokens_join_to_the_answer(tmp_path):
     reply = "B형 간염 바이러스에 감염되면 간암 위험이 높아집니다 [1]."
     with OpenAIStubServer(reply=reply) as llm:
-        engine = llm_engine(tmp_path, llm)
+        engine = llm_engine(tmp_path, llm, ", unsupported: mark")  # mark: tokens stream as the model writes them
         with running(create_app(engine, ServeSettings())) as url, httpx.Client(base_url=url, timeout=30) as http:
             _, events = stream(http, "/ask/stream", {"question": "간암의 위험 요인은 무엇인가요?"})
     tokens = [data["text"] for name, data in events if name == "token"]
