@@ -226,3 +226,57 @@ def test_per_language_settings_are_validated_when_the_config_is_read(tmp_path, h
     with pytest.raises(ConfigError, match=message) as error:
         pipeline_from_yaml(REFUSAL.replace("REFUSAL", refusal), tmp_path, host)
     assert "refusal" in str(error.value) and "evidence-threshold" in str(error.value)
+
+
+# -- a Korean or Japanese question over English passages ------------------------------------------
+
+CROSS = """\
+name: cross-lingual
+loader: {{name: jsonl, path: {corpus}}}
+chunker: {{name: whole-document}}
+retrievers:
+  - {{name: faiss, label: e5, embedding: {{name: multilingual-e5}}, top_k: 3}}
+refusal:
+  name: evidence-threshold
+  signal: e5
+  min_score: {{en: 0.7, ko: 0.7, ja: 0.7, zh: 0.7}}
+  min_coverage: 0.3
+  {cross}
+context: {{name: numbered}}
+generator: {{name: extractive}}
+"""
+
+
+def cross_engine(tmp_path, host, cross: str) -> Engine:
+    corpus = tmp_path / "english.jsonl"
+    corpus.write_text("".join(json.dumps({"doc_id": i, "title": "", "text": t}) + "\n"
+                              for i, t in SENTENCES.items() if i.startswith("en-")), encoding="utf-8")
+    pipeline = pipeline_from_yaml(CROSS.format(corpus=json.dumps(str(corpus)), cross=cross), tmp_path, host)
+    ingest(pipeline)
+    return Engine.open(pipeline)
+
+
+def test_a_korean_question_is_answered_from_english_passages_and_says_so(tmp_path, host):
+    engine = cross_engine(tmp_path, host, "cross_lingual_min_score: {ko: 0.75, ja: 0.75}")
+    answer = engine.ask("폐암이면 기침이 오래 가나요?")
+    assert not answer.refused, answer.refusal_detail
+    assert answer.citations[0].doc_id == "en-lung"
+    assert "근거 자료는 영어로 되어 있어" in answer.text.splitlines()[1]
+    japanese = engine.ask("肺がんではせきが長引きますか？")
+    assert not japanese.refused and "英語で書かれている" in japanese.text
+    # an English question over English passages carries no such note
+    english = engine.ask("Is a cough that does not go away a sign of lung cancer?")
+    assert not english.refused and "The evidence below is in" not in english.text
+
+
+def test_without_a_cross_lingual_threshold_the_term_checks_refuse_it(tmp_path, host):
+    engine = cross_engine(tmp_path, host, "")
+    answer = engine.ask("폐암이면 기침이 오래 가나요?")
+    assert answer.refused and answer.refusal_reason == "off_topic"
+
+
+def test_a_cross_lingual_question_still_needs_its_score(tmp_path, host):
+    engine = cross_engine(tmp_path, host, "cross_lingual_min_score: {ko: 0.99}")
+    answer = engine.ask("폐암이면 기침이 오래 가나요?")
+    assert answer.refused and answer.refusal_reason == "weak_evidence"
+    assert "evidence in another language" in answer.refusal_detail

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from criss_rag.context import ComponentContext
 from criss_rag.text import detect_language
@@ -71,13 +71,18 @@ class EvidenceThreshold:
             "the term-coverage checks (which cannot match words across languages) are skipped and this score decides; "
             "a language not named here is held to the usual checks",
         )
-        min_coverage: float | None = Field(None, ge=0, le=1, description="share of question terms the top candidates must contain")
+        min_coverage: float | dict[str, float | None] | None = Field(
+            None, description="share (0-1) of question terms the top candidates must contain; or one per question "
+            "language, null for no check in that language (`{en: 0.3, ko: null, ja: null, zh: null}`: paraphrased "
+            "Korean and Japanese questions share few words with the passages, the e5 score decides for them)",
+        )
         coverage_top_n: int = Field(3, ge=1, description="how many top candidates the coverage check reads")
         coverage_analyzer: str = Field("standard", description="analyzer for the coverage checks")
-        min_coverage_no_cancer: float | None = Field(
-            None, ge=0, le=1,
-            description="when the question names no cancer (no `cancer_terms` match): share of its terms that must "
-            "appear somewhere among all the candidates (a disease the corpus never names appears in none)",
+        min_coverage_no_cancer: float | dict[str, float | None] | None = Field(
+            None,
+            description="when the question names no cancer (no `cancer_terms` match): share (0-1) of its terms that "
+            "must appear somewhere among all the candidates (a disease the corpus never names appears in none); or "
+            "one per question language, null for no check in that language",
         )
         cancer_terms: list[str] = Field(
             default_factory=lambda: list(CANCER_TERMS),
@@ -91,9 +96,13 @@ class EvidenceThreshold:
             None, description="refusal text when nothing at all was retrieved (e.g. 'No references'); default: `message`"
         )
 
-        @field_validator("signal", "min_score")
+        @field_validator("signal", "min_score", "min_coverage", "min_coverage_no_cancer")
         @classmethod
-        def check_languages(cls, value: str | float | dict | None) -> str | float | dict | None:
+        def check_languages(cls, value: str | float | dict | None, info: ValidationInfo) -> str | float | dict | None:
+            if info.field_name.startswith("min_coverage"):
+                for share in (value.values() if isinstance(value, dict) else [value]):
+                    if share is not None and not 0 <= share <= 1:
+                        raise ValueError(f"a share between 0 and 1, got {share}")
             if isinstance(value, dict):
                 unknown = sorted(set(value) - set(LANGUAGES))
                 missing = [lang for lang in LANGUAGES if lang not in value]
@@ -119,6 +128,15 @@ class EvidenceThreshold:
             if self.cross_lingual_min_score and self.signal is None:
                 raise ValueError("`cross_lingual_min_score` tests the `signal` score: set `signal` and `min_score` too")
             return self
+
+        def coverage_for(self, language: str) -> float | None:
+            """``min_coverage`` for a question in ``language`` (``None``: no check)."""
+            return self.min_coverage.get(language) if isinstance(self.min_coverage, dict) else self.min_coverage
+
+        def no_cancer_coverage_for(self, language: str) -> float | None:
+            """``min_coverage_no_cancer`` for a question in ``language`` (``None``: no check)."""
+            value = self.min_coverage_no_cancer
+            return value.get(language) if isinstance(value, dict) else value
 
         def score_check(self, language: str) -> tuple[str, float] | None:
             """The (signal, min_score) that applies to a question in ``language``, if any."""
@@ -210,17 +228,19 @@ class EvidenceThreshold:
             elif best is None or best < minimum:
                 shown = "none" if best is None else f"{best:.3f}"
                 return self._refuse(query, "weak_evidence", f"best {signal} score {shown} < {minimum}")
-        if p.min_coverage is not None:
+        min_coverage = p.coverage_for(language)
+        if min_coverage is not None:
             share = self.coverage(query, hits)
-            if share < p.min_coverage:
+            if share < min_coverage:
                 return self._refuse(query, "off_topic", f"top candidates contain {share:.0%} of the question's terms, "
-                                    f"at least {p.min_coverage:.0%} required")
-        if p.min_coverage_no_cancer is not None and not self.names_cancer(query.text):
+                                    f"at least {min_coverage:.0%} required")
+        no_cancer = p.no_cancer_coverage_for(language)
+        if no_cancer is not None and not self.names_cancer(query.text):
             missing, share = self.unfound_terms(query, hits)
-            if share < p.min_coverage_no_cancer:
+            if share < no_cancer:
                 shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
                 return self._refuse(query, "off_topic", f"the question names no cancer, and {share:.0%} of its terms "
-                                    f"appear in the {len(hits)} candidates (at least {p.min_coverage_no_cancer:.0%} "
+                                    f"appear in the {len(hits)} candidates (at least {no_cancer:.0%} "
                                     f"required; not found: {shown})")
         return None
 
