@@ -82,8 +82,18 @@ def run(config: str, questions: Path, overrides: list[str], corpus: str | None) 
 
 
 def shown(command: list[str]) -> str:
-    parts = [command[0].rsplit("/", 1)[-1]] + [f"'{p}'" if " " in p or "{" in p else p for p in command[1:]]
-    return " ".join(p for p in parts if not p.startswith("/tmp")).replace("--out ", "")
+    """The command as one would type it in the repository root (no --out, relative paths)."""
+    parts, skip = [], False
+    for part in command:
+        if skip:
+            skip = False
+            continue
+        if part == "--out":
+            skip = True
+            continue
+        part = part.replace(str(ROOT) + "/", "").replace(CLI, "criss-rag")
+        parts.append(f"'{part}'" if " " in part or "{" in part else part)
+    return " ".join(parts)
 
 
 def main() -> None:
