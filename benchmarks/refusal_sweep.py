@@ -39,7 +39,10 @@ def main() -> None:
                                           "scope: out or expected_behavior: out_of_scope")
     parser.add_argument("--out-of-scope", help="extra JSONL of questions that must be refused")
     parser.add_argument("--corpus", help="JSONL corpus replacing the config's (jsonl loader)")
-    parser.add_argument("--signal", default="faiss")
+    parser.add_argument("--signal", default="faiss", help="the retriever label whose best score is swept (e5 for "
+                        "Korean, Japanese and Chinese questions in the default pipeline)")
+    parser.add_argument("--min-scores", type=float, nargs="+", default=[0.0, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65],
+                        help="min_score values of the grid (e5 cosines sit higher: try 0.78 0.8 0.82 0.84 0.86)")
     args = parser.parse_args()
 
     overrides = [f"loader={{name: jsonl, path: {json.dumps(str(Path(args.corpus).resolve()))}}}"] if args.corpus else []
@@ -80,7 +83,7 @@ def main() -> None:
                          "Mark out-of-scope questions with `expected: refuse`, `scope: out` or "
                          "`expected_behavior: out_of_scope`, or pass --out-of-scope FILE")
     print(f"{'min_score':>9} {'min_cov':>7} {'answered in-scope':>18} {'refused out-of-scope':>21}")
-    for min_score in (0.0, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65):
+    for min_score in args.min_scores:
         for min_cov in (0.0, 0.3, 0.4, 0.5, 0.6):
             def refused(row: tuple) -> bool:
                 return weak(row, min_score) or row[2] < min_cov
@@ -92,7 +95,7 @@ def main() -> None:
     # min_coverage_no_cancer: questions that name no cancer must find that share of their terms
     # somewhere among the candidates (min_coverage fixed at 0.3)
     print(f"\n{'min_score':>9} {'no_cancer':>9} {'answered in-scope':>18} {'refused out-of-scope':>21}")
-    for min_score in (0.0, 0.5, 0.55, 0.6):
+    for min_score in args.min_scores:
         for no_cancer in (0.0, 0.8, 0.85, 0.9, 1.0):
             def refused(row: tuple) -> bool:
                 return weak(row, min_score) or row[2] < 0.3 or row[4] < no_cancer

@@ -66,10 +66,11 @@ class ComponentContext:
         embed each question once between them. The array is read-only."""
         return self._pipeline.embed_query(text, spec, requested_by=self.stage)
 
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        """Vectors of ``texts`` with the pipeline's embedding, through the embedding cache:
-        unchanged text is never embedded twice, and an interrupted ingest resumes."""
-        return self._pipeline.embed_documents(texts, requested_by=self.stage)
+    def embed_documents(self, texts: Sequence[str], spec: str | dict[str, Any] | None = None) -> np.ndarray:
+        """Vectors of ``texts`` with the pipeline's embedding (or ``spec``), through the embedding
+        cache (keyed by model): unchanged text is never embedded twice, and an interrupted ingest
+        resumes."""
+        return self._pipeline.embed_documents(texts, spec, requested_by=self.stage)
 
     def env_ref(self, param: str) -> str | None:
         """The environment variable the YAML named for ``param`` (``{env: NAME}``), or ``None``.

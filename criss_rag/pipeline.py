@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from criss_rag.config import ComponentConfig, PipelineConfig, load_pipeline_config
-from criss_rag.config.model import stable_hash
+from criss_rag.config.model import not_in_index_key, stable_hash
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ComponentError, ConfigError, CrissRagError
 from criss_rag.llama_settings import guard_llama_settings
@@ -89,14 +89,19 @@ class Pipeline:
             )
         return self.build(cc)
 
-    def embed_documents(self, texts: Any, *, requested_by: str) -> Any:
+    def embed_documents(self, texts: Any, spec: str | dict[str, Any] | None = None, *, requested_by: str) -> Any:
         from criss_rag.embedding_cache import embed_with_cache
 
-        embedding = self.embedding(requested_by=requested_by)
+        if spec is not None:
+            embedding = self.named("embedding", spec, requested_by=requested_by)
+            model_id = self.embedding_model_id(spec)
+        else:
+            embedding = self.embedding(requested_by=requested_by)
+            model_id = self.embedding_model_id()
         cache = self.embedding_cache()
         try:
             matrix, computed = embed_with_cache(
-                embedding, self.embedding_model_id(), list(texts), cache, batch_size=max(1, int(embedding.embed_batch_size)) * 8,
+                embedding, model_id, list(texts), cache, batch_size=max(1, int(embedding.embed_batch_size)) * 8,
                 show_progress=self.show_progress,
             )
         finally:
@@ -131,10 +136,20 @@ class Pipeline:
                 self._query_vectors.popitem(last=False)
         return vector
 
-    def embedding_model_id(self) -> str:
-        """The embedding cache's key for this config's model: what decides the vectors (model,
-        dimensions), not how they are fetched (batch size, timeouts)."""
-        return stable_hash(self.config.ingest_signature()["embedding"])
+    def embedding_model_id(self, spec: str | dict[str, Any] | None = None) -> str:
+        """The embedding cache's key for this config's model (or the one ``spec`` names): what
+        decides the vectors (model, dimensions), not how they are fetched (batch size, timeouts).
+        The same model named in both places has the same key, so their vectors are shared."""
+        if spec is None:
+            return stable_hash(self.config.ingest_signature()["embedding"])
+        if isinstance(spec, str):
+            spec = {"name": spec}
+        component = self.host.registry.get("embedding", str(spec.get("name")), where=f"{self.config.source}: embedding")
+        params = component.params_model.model_validate({k: v for k, v in spec.items() if k != "name"})
+        plan = {"name": spec["name"], **params.model_dump(mode="json")}
+        for key in not_in_index_key(component.params_model):
+            plan.pop(key, None)
+        return stable_hash(plan)
 
     def embedding_cache(self) -> Any:
         """The embedding cache of this config's index root (close it when done)."""

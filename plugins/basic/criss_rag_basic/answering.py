@@ -5,11 +5,15 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from criss_rag.context import ComponentContext
 from criss_rag.text import detect_language
 from criss_rag.types import Context, Evidence, Hit, Query, Refusal
+from criss_rag_basic.languages import hit_language
+
+#: the question languages ``detect_language`` tells apart; a per-language setting names each of them
+LANGUAGES = ("en", "ko", "ja", "zh")
 
 DEFAULT_REFUSALS = {
     "en": "Insufficient evidence: the sources available to me do not answer this question.",
@@ -47,18 +51,38 @@ class EvidenceThreshold:
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         min_hits: int = Field(1, ge=1, description="fewer candidates than this -> refuse")
-        signal: str | None = Field(None, description="the score to test (a retriever label or stage label)")
-        min_score: float | None = Field(None, description="refuse if the best `signal` score is below this")
+        signal: str | dict[str, str] | None = Field(
+            None, description="the score to test (a retriever label or stage label); or one per question language, "
+            "`{en: faiss, ko: e5, ja: e5, zh: e5}` (every language en, ko, ja, zh named), for pipelines whose "
+            "dense retrievers serve different languages",
+        )
+        min_score: float | dict[str, float] | None = Field(
+            None, description="refuse if the best `signal` score is below this; or one per question language, "
+            "`{en: 0.55, ko: 0.85, ...}` (every language named): cosine scales differ between models and languages",
+        )
         when_signal_missing: Literal["refuse", "skip"] = Field(
             "refuse", description="no candidate carries the signal (e.g. its retriever serves other languages)"
         )
-        min_coverage: float | None = Field(None, ge=0, le=1, description="share of question terms the top candidates must contain")
+        cross_lingual_min_score: dict[str, float] = Field(
+            default_factory=dict,
+            description="question languages that may be answered from passages in another language (a Korean "
+            "question over English passages), each with the best `signal` score such evidence needs, e.g. "
+            "`{ko: 0.82, ja: 0.82}`. When none of the top `coverage_top_n` candidates is in the question's language, "
+            "the term-coverage checks (which cannot match words across languages) are skipped and this score decides; "
+            "a language not named here is held to the usual checks",
+        )
+        min_coverage: float | dict[str, float | None] | None = Field(
+            None, description="share (0-1) of question terms the top candidates must contain; or one per question "
+            "language, null for no check in that language (`{en: 0.3, ko: null, ja: null, zh: null}`: paraphrased "
+            "Korean and Japanese questions share few words with the passages, the e5 score decides for them)",
+        )
         coverage_top_n: int = Field(3, ge=1, description="how many top candidates the coverage check reads")
         coverage_analyzer: str = Field("standard", description="analyzer for the coverage checks")
-        min_coverage_no_cancer: float | None = Field(
-            None, ge=0, le=1,
-            description="when the question names no cancer (no `cancer_terms` match): share of its terms that must "
-            "appear somewhere among all the candidates (a disease the corpus never names appears in none)",
+        min_coverage_no_cancer: float | dict[str, float | None] | None = Field(
+            None,
+            description="when the question names no cancer (no `cancer_terms` match): share (0-1) of its terms that "
+            "must appear somewhere among all the candidates (a disease the corpus never names appears in none); or "
+            "one per question language, null for no check in that language",
         )
         cancer_terms: list[str] = Field(
             default_factory=lambda: list(CANCER_TERMS),
@@ -72,6 +96,56 @@ class EvidenceThreshold:
             None, description="refusal text when nothing at all was retrieved (e.g. 'No references'); default: `message`"
         )
 
+        @field_validator("signal", "min_score", "min_coverage", "min_coverage_no_cancer")
+        @classmethod
+        def check_languages(cls, value: str | float | dict | None, info: ValidationInfo) -> str | float | dict | None:
+            if info.field_name.startswith("min_coverage"):
+                for share in (value.values() if isinstance(value, dict) else [value]):
+                    if share is not None and not 0 <= share <= 1:
+                        raise ValueError(f"a share between 0 and 1, got {share}")
+            if isinstance(value, dict):
+                unknown = sorted(set(value) - set(LANGUAGES))
+                missing = [lang for lang in LANGUAGES if lang not in value]
+                if unknown or missing:
+                    raise ValueError(
+                        f"a per-language mapping names every question language {', '.join(LANGUAGES)} and nothing "
+                        f"else (unknown: {', '.join(unknown) or 'none'}; missing: {', '.join(missing) or 'none'})"
+                    )
+            return value
+
+        @field_validator("cross_lingual_min_score")
+        @classmethod
+        def check_cross_lingual(cls, value: dict[str, float]) -> dict[str, float]:
+            unknown = sorted(set(value) - set(LANGUAGES))
+            if unknown:
+                raise ValueError(f"unknown question language(s) {', '.join(unknown)}; valid: {', '.join(LANGUAGES)}")
+            return value
+
+        @model_validator(mode="after")
+        def check_pair(self) -> BaseModel:
+            if (self.signal is None) != (self.min_score is None):
+                raise ValueError("set both `signal` and `min_score`, or neither")
+            if self.cross_lingual_min_score and self.signal is None:
+                raise ValueError("`cross_lingual_min_score` tests the `signal` score: set `signal` and `min_score` too")
+            return self
+
+        def coverage_for(self, language: str) -> float | None:
+            """``min_coverage`` for a question in ``language`` (``None``: no check)."""
+            return self.min_coverage.get(language) if isinstance(self.min_coverage, dict) else self.min_coverage
+
+        def no_cancer_coverage_for(self, language: str) -> float | None:
+            """``min_coverage_no_cancer`` for a question in ``language`` (``None``: no check)."""
+            value = self.min_coverage_no_cancer
+            return value.get(language) if isinstance(value, dict) else value
+
+        def score_check(self, language: str) -> tuple[str, float] | None:
+            """The (signal, min_score) that applies to a question in ``language``, if any."""
+            if self.signal is None or self.min_score is None:
+                return None
+            signal = self.signal[language] if isinstance(self.signal, dict) else self.signal
+            minimum = self.min_score[language] if isinstance(self.min_score, dict) else self.min_score
+            return signal, float(minimum)
+
         @field_validator("cancer_terms")
         @classmethod
         def check_patterns(cls, value: list[str]) -> list[str]:
@@ -83,8 +157,6 @@ class EvidenceThreshold:
             return value
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
-        if (params.signal is None) != (params.min_score is None):
-            raise ValueError("set both `signal` and `min_score`, or neither")
         self.params = params
         needs_terms = params.min_coverage is not None or params.min_coverage_no_cancer is not None
         self.analyzer = ctx.analyzer(params.coverage_analyzer) if needs_terms else None
@@ -118,6 +190,12 @@ class EvidenceThreshold:
             found.update(self.analyzer.analyze(f"{hit.metadata.get('title', '')}\n{hit.text}"))
         return len(wanted & found) / len(wanted)
 
+    def cross_lingual(self, query: Query, hits: list[Hit]) -> bool:
+        """Whether none of the top candidates is written in the question's language."""
+        language = detect_language(query.text)
+        top = hits[: self.params.coverage_top_n]
+        return bool(top) and all(hit_language(h) != language for h in top)
+
     def _refuse(self, query: Query, reason: str, detail: str) -> Refusal:
         language = detect_language(query.text)
         messages = self.params.message
@@ -131,25 +209,38 @@ class EvidenceThreshold:
         if len(hits) < p.min_hits:
             return self._refuse(query, "no_evidence" if not hits else "too_little_evidence",
                                 f"{len(hits)} candidate(s), at least {p.min_hits} required")
-        if p.signal is not None and p.min_score is not None:
-            scores = [h.signals[p.signal] for h in hits if p.signal in h.signals]
+        language = detect_language(query.text)
+        check = p.score_check(language)
+        if language in p.cross_lingual_min_score and check is not None and self.cross_lingual(query, hits):
+            signal, minimum = check[0], p.cross_lingual_min_score[language]
+            best = max((h.signals[signal] for h in hits if signal in h.signals), default=None)
+            if best is None or best < minimum:
+                shown = "none" if best is None else f"{best:.3f}"
+                return self._refuse(query, "weak_evidence", f"evidence in another language: best {signal} score "
+                                    f"{shown} < {minimum}")
+            return None
+        if check is not None:
+            signal, minimum = check
+            scores = [h.signals[signal] for h in hits if signal in h.signals]
             best = max(scores, default=None)
             if best is None and p.when_signal_missing == "skip":
                 pass
-            elif best is None or best < p.min_score:
+            elif best is None or best < minimum:
                 shown = "none" if best is None else f"{best:.3f}"
-                return self._refuse(query, "weak_evidence", f"best {p.signal} score {shown} < {p.min_score}")
-        if p.min_coverage is not None:
+                return self._refuse(query, "weak_evidence", f"best {signal} score {shown} < {minimum}")
+        min_coverage = p.coverage_for(language)
+        if min_coverage is not None:
             share = self.coverage(query, hits)
-            if share < p.min_coverage:
+            if share < min_coverage:
                 return self._refuse(query, "off_topic", f"top candidates contain {share:.0%} of the question's terms, "
-                                    f"at least {p.min_coverage:.0%} required")
-        if p.min_coverage_no_cancer is not None and not self.names_cancer(query.text):
+                                    f"at least {min_coverage:.0%} required")
+        no_cancer = p.no_cancer_coverage_for(language)
+        if no_cancer is not None and not self.names_cancer(query.text):
             missing, share = self.unfound_terms(query, hits)
-            if share < p.min_coverage_no_cancer:
+            if share < no_cancer:
                 shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
                 return self._refuse(query, "off_topic", f"the question names no cancer, and {share:.0%} of its terms "
-                                    f"appear in the {len(hits)} candidates (at least {p.min_coverage_no_cancer:.0%} "
+                                    f"appear in the {len(hits)} candidates (at least {no_cancer:.0%} "
                                     f"required; not found: {shown})")
         return None
 

@@ -1,7 +1,8 @@
 """The extractive generator: quotes the evidence sentences that best match the question.
 
 It is not a language model and says so: every answer opens with a notice that the text is
-extracted, and every sentence carries the ``[n]`` of the passage it was copied from.
+extracted, and every sentence carries the ``[n]`` of the passage it was copied from. When the quoted
+passages are in another language than the question, the notice says which.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from criss_rag.context import ComponentContext
 from criss_rag.relevance import FILLER_WORDS
 from criss_rag.text import detect_language, split_sentences
 from criss_rag.types import Context, Generation, Query
+from criss_rag_basic.languages import evidence_language_note, hit_language
 
 NOTICES = {
     "en": "Extracted from the sources (quoted evidence, not a generated answer):",
@@ -116,5 +118,9 @@ class ExtractiveGenerator:
         chosen.sort(key=lambda c: (c[0], c[1]))
         language = detect_language(query.text)
         notice = self.params.notice.get(language) or self.params.notice.get("en", "")
+        # a question answered from passages in another language says so (cross-lingual retrieval)
+        quoted = {number for number, *_ in chosen}
+        note = evidence_language_note(language, [hit_language(e.hit) for e in context.evidence if e.number in quoted])
+        notice = f"{notice}\n{note}" if note else notice
         body = " ".join(f"{sentence} [{number}]" for number, _, sentence, _ in chosen)
         return Generation(text=f"{notice}\n{body}".strip() if body else "", model="extractive (no LLM)")

