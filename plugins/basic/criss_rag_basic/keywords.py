@@ -5,10 +5,16 @@ The Japanese guideline chatbot asked its LLM for two keywords and searched with 
 (the question's analyzer terms, joined back into compounds). Both set ``retrieval_text`` only:
 the question itself still goes to the refusal policy and the generator, and the engine records
 the keywords in the trace (``transform:<label>``, ``notes.retrieval_text``).
+
+``llm-keywords`` asks a backend that can constrain decoding (``llama-cpp``; ``openai-compatible``
+with ``json_schema``) for ``{"keywords": [...]}`` and gets exactly that shape; other backends get
+the plain prompt and the lenient reply parser. ``LlmKeywordsTransform.stats`` counts the calls,
+the constrained ones and the replies that gave no keyword (those fall back to ``keywords``).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import replace
 from typing import Any
@@ -16,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from criss_rag.context import ComponentContext
+from criss_rag.structured import ParseStats, can_constrain, complete_json
 from criss_rag.types import Query
 
 from criss_rag_basic.keyterms import DEFAULT_STOPWORDS, parse_keyword_reply, surface_keywords
@@ -25,6 +32,32 @@ log = logging.getLogger(__name__)
 #: The default keyword prompt (Japanese, like the system it reproduces): "From the following
 #: question, output {n} search keywords separated by 、. Question: {question}"
 DEFAULT_KEYWORD_PROMPT = "次の質問から検索用のキーワードを{n}個、読点区切りで出力してください。質問: {question}"
+#: Appended to the prompt when the backend constrains the reply to JSON, so that the wording asks
+#: for the shape the grammar enforces.
+JSON_REPLY_NOTE = '\nReply as JSON: {{"keywords": ["...", "..."]}}'
+
+
+def keywords_schema(n: int, max_chars: int) -> dict[str, Any]:
+    """``{"keywords": [1..n short strings]}``."""
+    return {
+        "type": "object",
+        "properties": {"keywords": {"type": "array", "minItems": 1, "maxItems": n,
+                                    "items": {"type": "string", "minLength": 1, "maxLength": max_chars}}},
+        "required": ["keywords"],
+        "additionalProperties": False,
+    }
+
+
+def json_keywords(reply: str) -> list[str] | None:
+    """The ``keywords`` list of a JSON reply, or ``None`` when the reply is not that JSON."""
+    try:
+        data = json.loads(reply)
+    except ValueError:
+        return None
+    items = data.get("keywords") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return None
+    return [str(item) for item in items if isinstance(item, str | int | float)]
 
 
 def analyzer_keywords(analyzer: Any, text: str, max_keywords: int, *, merge_adjacent: bool = True,
@@ -102,13 +135,24 @@ class LlmKeywordsTransform:
         self.params = params
         self.llm = ctx.llm(params.llm)
         self.fallback_analyzer = ctx.analyzer(params.fallback_analyzer)
+        self.schema = keywords_schema(params.max_keywords, params.max_keyword_chars)
         #: what the last call did: "llm" or "fallback" (for tests and debugging)
         self.last_source = ""
+        #: LLM replies asked for, how many were constrained to JSON, how many gave no keyword
+        self.stats = ParseStats()
 
     def keywords(self, question: str) -> list[str]:
         p = self.params
-        reply = self.llm.complete(p.prompt.format(n=p.max_keywords, question=question)).text
-        found = parse_keyword_reply(reply or "", max_chars=p.max_keyword_chars)[: p.max_keywords]
+        prompt = p.prompt.format(n=p.max_keywords, question=question)
+        if can_constrain(self.llm):
+            prompt += JSON_REPLY_NOTE.format()
+        answered = complete_json(self.llm, prompt, self.schema)
+        reply = answered.text
+        items = json_keywords(reply)
+        # the JSON items go through the same checks as a plain reply's (length, no sentences)
+        text = "\n".join(items) if items is not None else reply
+        found = parse_keyword_reply(text or "", max_chars=p.max_keyword_chars)[: p.max_keywords]
+        self.stats.record(constrained=answered.constrained, parsed=bool(found))
         if found:
             self.last_source = "llm"
             return found
