@@ -228,10 +228,10 @@ class ChatSession:
         answer = self.engine.ask(question, filters=self.filters, history=self.history())
         return self._record(message, question, how, notes, started, answer)
 
-    def ask_stream(self, message: str) -> Iterator[StreamEvent]:
+    def ask_stream(self, message: str, *, progress: bool = False) -> Iterator[StreamEvent]:
         """Answer one chat message as a stream of events (see ``Engine.ask_stream``)."""
         question, how, notes, started = self._prepare(message)
-        for event in self.engine.ask_stream(question, filters=self.filters, history=self.history()):
+        for event in self.engine.ask_stream(question, filters=self.filters, history=self.history(), progress=progress):
             if isinstance(event, AnswerEvent):
                 event = AnswerEvent(self._record(message, question, how, notes, started, event.answer))
             yield event

@@ -18,8 +18,10 @@ from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError
 from criss_rag.index_store import Manifest
 from criss_rag.ingest import DOCSTORE, ingest, open_index
 from criss_rag.pipeline import Pipeline
+from criss_rag.grounding import answer_policies, apply_policy, off_topic, ungrounded
 from criss_rag.support import LexicalSupport, unchecked_sentences
 from criss_rag.text import detect_language
+from criss_rag.thinking import ThinkSplitter, split_thinking
 from criss_rag.types import (
     Answer,
     AnswerEvent,
@@ -30,11 +32,13 @@ from criss_rag.types import (
     FilterOutcome,
     Generation,
     Hit,
+    ProgressEvent,
     Query,
     Refusal,
     SentenceSupport,
     StageTrace,
     StreamEvent,
+    ThinkingEvent,
     TokenEvent,
     Trace,
 )
@@ -67,6 +71,7 @@ class Engine:
         for cc, retriever in self.retrievers:
             pipeline.call(cc.stage, cc.name, retriever.load, index_dir / "retrievers" / cc.label, docstore)
         self.cache = open_cache(pipeline, self.config_hash, manifest)  # None unless the config names one
+        self.grounding, self.relevance = answer_policies(pipeline)
 
     @classmethod
     def open(cls, pipeline: Pipeline, *, build_if_missing: bool = False) -> Engine:
@@ -96,16 +101,22 @@ class Engine:
     # -- retrieval ------------------------------------------------------------------------------
     def retrieve(self, query: Query, trace: Trace | None = None) -> list[Hit]:
         """Run every stage up to (not including) the refusal policy."""
-        trace = trace if trace is not None else self._new_trace()
+        return _drain(self.retrieve_steps(query, trace if trace is not None else self._new_trace()))
+
+    def retrieve_steps(self, query: Query, trace: Trace) -> Generator_[ProgressEvent, None, list[Hit]]:
+        """:meth:`retrieve` as a generator that yields a :class:`ProgressEvent` before each step and
+        returns the hits (what ``ask`` and ``ask_stream`` run; override this to observe the hits)."""
         for cc, transform in self.pipeline.many("query_transforms"):
             started = time.perf_counter()
             query = self.pipeline.call(cc.stage, cc.name, transform.transform, query)
             trace.stages.append(StageTrace(stage=f"transform:{cc.label}", component=cc.name, n_in=0, n_out=0,
                                            ms=_ms(started), notes={"retrieval_text": query.search_text}))
+        yield ProgressEvent("retrieving", ", ".join(cc.label for cc, _ in self.retrievers))
         hits = self._retrieve_once(query, trace, suffix="")
-        hits = self._follow_hops(query, hits, trace)
+        hits = yield from self._follow_hops(query, hits, trace)
         for stage, method in (("filters", "apply"), ("rerankers", "rerank")):
             for cc, component in self.pipeline.many(stage):
+                yield ProgressEvent("filtering" if stage == "filters" else "reranking", cc.label)
                 started = time.perf_counter()
                 n_in = len(hits)
                 result = self.pipeline.call(cc.stage, cc.name, getattr(component, method), query, hits)
@@ -144,7 +155,7 @@ class Engine:
         trace.stages.append(_stage(f"fusion{suffix}", fusion_cc.name, sum(len(h) for h in ranked.values()), hits, started))
         return hits
 
-    def _follow_hops(self, query: Query, hits: list[Hit], trace: Trace) -> list[Hit]:
+    def _follow_hops(self, query: Query, hits: list[Hit], trace: Trace) -> Generator_[ProgressEvent, None, list[Hit]]:
         """Multi-hop: while the policy names a follow-up query, retrieve again and append what is new."""
         cc = self.pipeline.config.one("multihop")
         if cc is None:
@@ -157,6 +168,7 @@ class Engine:
                 trace.stages.append(StageTrace(stage=f"hop:{hop}", component=cc.name, n_in=len(hits), n_out=len(hits),
                                                ms=_ms(started), notes={"stopped": "the policy asked for no further hop"}))
                 break
+            yield ProgressEvent("hop", f"{hop}: {follow_up}")
             found = self._retrieve_once(replace(query, retrieval_text=follow_up), trace, suffix=f"@hop{hop}")
             known = {h.node_id for h in hits}
             added = [h for h in found if h.node_id not in known]
@@ -177,13 +189,20 @@ class Engine:
         raise AssertionError("the engine produced no answer")  # pragma: no cover - _run always ends with one
 
     def ask_stream(
-        self, question: str, *, filters: Mapping[str, Any] | None = None, history: Iterable[ChatTurn] = ()
+        self, question: str, *, filters: Mapping[str, Any] | None = None, history: Iterable[ChatTurn] = (),
+        progress: bool = False,
     ) -> Iterator[StreamEvent]:
         """Answer ``question`` as a stream: :class:`TokenEvent` s as the generator writes, then one
         :class:`AnswerEvent` (checked citations, sentence verdicts, trace). A refusal streams no
-        tokens, only its answer. A failure ends the stream with an :class:`ErrorEvent` instead."""
+        tokens, only its answer. A failure ends the stream with an :class:`ErrorEvent` instead.
+
+        A reasoning model's ``<think>`` text comes as :class:`ThinkingEvent` s, never as tokens.
+        With ``progress``, :class:`ProgressEvent` s announce each step (retrieving, hop, filtering,
+        reranking, refusal_check, generating, checking) before it runs."""
         try:
-            yield from self._run(question, filters, history, stream=True)
+            for event in self._run(question, filters, history, stream=True):
+                if progress or not isinstance(event, ProgressEvent):
+                    yield event
         except CrissRagError as exc:
             yield ErrorEvent(str(exc), exc)
 
@@ -211,11 +230,12 @@ class Engine:
 
     def _answer(self, query: Query, trace: Trace, *, stream: bool) -> Iterator[StreamEvent]:
         """Retrieval to the checked answer (no cache)."""
-        hits = self.retrieve(query, trace)
+        hits = yield from self.retrieve_steps(query, trace)
 
         policy_cc = self.pipeline.config.one("refusal")
         refusal: Refusal | None = None
         if policy_cc is not None:
+            yield ProgressEvent("refusal_check", policy_cc.name)
             started = time.perf_counter()
             refusal = self.pipeline.call("refusal", policy_cc.name, self.pipeline.build(policy_cc).decide, query, hits)
             trace.stages.append(
@@ -232,9 +252,19 @@ class Engine:
         started = time.perf_counter()
         context = self.pipeline.call("context", context_cc.name, self.pipeline.build(context_cc).build, query, hits)
         trace.stages.append(_stage("context", context_cc.name, len(hits), [e.hit for e in context.evidence], started))
+        if self.relevance is not None and self.relevance.policy.before_generation:
+            yield ProgressEvent("refusal_check", "relevance of the evidence")
+            started = time.perf_counter()
+            verdict = self.relevance.before(query.text, context)
+            trace.stages.append(StageTrace(stage="relevance:evidence", component="criss_rag", n_in=len(context.evidence),
+                                           n_out=len(context.evidence), ms=_ms(started), notes=verdict.model_dump()))
+            if not verdict.relevant and self.relevance.policy.on_fail == "refuse":
+                yield AnswerEvent(_refused(query, off_topic(query.text, verdict), trace))  # no generator is called
+                return
 
         generator_cc = self.pipeline.config.one("generator")
         generator = self.pipeline.build(generator_cc)
+        yield ProgressEvent("generating", generator_cc.name)
         started = time.perf_counter()
         if stream and callable(getattr(generator, "stream", None)):
             pieces: list[str] = []
@@ -243,30 +273,61 @@ class Engine:
         else:
             generation = self.pipeline.call("generator", generator_cc.name, generator.generate, query, context)
             if stream and generation.text and generation.refusal is None:
-                yield TokenEvent(generation.text)
+                thinking, text = split_thinking(generation.text)
+                if thinking:
+                    yield ThinkingEvent(thinking)
+                yield TokenEvent(text)
         notes: dict[str, Any] = {"model": generation.model, **{f"usage_{k}": v for k, v in generation.usage.items()}}
         if stream:
             notes["streamed"] = True
+        thinking, text = split_thinking(generation.text)  # the thinking is never part of the answer
+        if thinking:
+            notes["thinking_chars"] = len(thinking)
         trace.stages.append(_stage("generate", generator_cc.name, len(context.evidence), [], started, notes=notes))
         if generation.refusal is not None:  # the model itself said the evidence does not answer
             trace.stages[-1].notes["declined"] = generation.refusal.reason
             yield AnswerEvent(_refused(query, generation.refusal, trace, generator=generation.model))
             return
 
+        policy = self.grounding
         started = time.perf_counter()
-        check = verify_citations(generation.text, context)
+        check = verify_citations(text, context)
         cite = StageTrace(stage="cite", component="criss_rag", n_in=len(context.evidence), n_out=len(check.citations),
                           ms=0.0, notes={"invalid_markers": check.invalid})
         trace.stages.append(cite)
-        if not check.citations:
+        if not check.citations and policy.citations == "require":
             cite.ms = _ms(started)
             detail = f"the generator ({generation.model}) cited no evidence, so its answer is withheld"
             yield AnswerEvent(_refused(query, Refusal("uncited_answer", detail, UNCITED_MESSAGE), trace))
             return
         cite.ms = _ms(started)
-        sentences = self._verify(query, generation.text, context, trace)
+        yield ProgressEvent("checking", "sentence support")
+        sentences = self._verify(query, text, context, trace)
+        grounded = apply_policy(text, sentences, policy)
+        check = verify_citations(grounded.text, context)
+        cite.n_out = len(check.citations)
+        cite.notes["policy"] = {"citations": policy.citations, "unsupported": policy.unsupported}
+        cite.notes["attributed"] = grounded.attributed  # markers the policy added
+        cite.notes["dropped"] = [{"text": d.text, "score": d.score} for d in grounded.dropped]
+        refusal = ungrounded(query.text, generation.model, sentences, grounded, bool(check.citations))
+        if refusal is not None:
+            answer = _refused(query, refusal, trace, generator=generation.model)
+            answer.dropped = grounded.dropped
+            yield AnswerEvent(answer)
+            return
+        verdict = None
+        if self.relevance is not None:
+            verdict = self.relevance.after(query.text, grounded.sentences, context)
+            trace.stages.append(StageTrace(stage="relevance:answer", component="criss_rag", n_in=len(grounded.sentences),
+                                           n_out=len(grounded.sentences), ms=0.0, notes=verdict.model_dump()))
+            if not verdict.relevant and self.relevance.policy.on_fail == "refuse":
+                answer = _refused(query, off_topic(query.text, verdict), trace, generator=generation.model)
+                answer.dropped, answer.relevance = grounded.dropped, verdict
+                yield AnswerEvent(answer)
+                return
         yield AnswerEvent(Answer(question=query.text, text=check.text, citations=check.citations,
-                                 generator=generation.model, sentences=sentences, trace=trace))
+                                 generator=generation.model, sentences=grounded.sentences, dropped=grounded.dropped,
+                                 relevance=verdict, trace=trace))
 
     def _verify(self, query: Query, text: str, context: Context, trace: Trace) -> list[SentenceSupport]:
         """Per-sentence support verdicts. A configured ``verifier:`` gets a ``verify`` stage of its
@@ -358,22 +419,38 @@ def _refused(query: Query, refusal: Refusal, trace: Trace, generator: str = "") 
     )
 
 
-def _stream_pieces(name: str, stream: Iterator[str], pieces: list[str]) -> Generator_[StreamEvent, None, Any]:
-    """Yield a generator's streamed pieces as token events (collected in ``pieces``); return what
+def _stream_pieces(name: str, stream: Iterator[Any], pieces: list[str]) -> Generator_[StreamEvent, None, Any]:
+    """Yield a generator's streamed pieces as token events (collected in ``pieces``), its
+    ``<think>`` text (or the :class:`ThinkingEvent` s it yields) as thinking events; return what
     its stream returned (a final Generation, or None). Failures name the stage and component."""
     iterator = iter(stream)
+    splitter = ThinkSplitter()
     while True:
         try:
             piece = next(iterator)
         except StopIteration as stop:
+            for kind, text in splitter.finish():
+                yield ThinkingEvent(text) if kind == "thinking" else TokenEvent(text)
             return stop.value
         except CrissRagError:
             raise
         except Exception as exc:
             raise ComponentError(f"stage generator: component {name!r} failed: {type(exc).__name__}: {exc}") from exc
-        if piece:
+        if isinstance(piece, ThinkingEvent):
+            yield piece
+        elif piece:
             pieces.append(piece)
-            yield TokenEvent(piece)
+            for kind, text in splitter.feed(piece):
+                yield ThinkingEvent(text) if kind == "thinking" else TokenEvent(text)
+
+
+def _drain(steps: Generator_[Any, None, Any]) -> Any:
+    """Run ``steps`` to the end, ignoring what it yields; return what it returns."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
 
 
 def _ms(started: float) -> float:

@@ -8,6 +8,7 @@ Each server is a context manager; it stops (and closes every open connection) wh
 exits. What it does is scriptable:
 
 - ``reply``: the answer text, or a function of the :class:`RecordedRequest` returning it;
+- ``think``: when set, every reply starts with ``<think>{think}</think>``, as a reasoning model's do;
 - ``fail(429, 500, ...)``, ``stall(seconds)`` or ``enqueue(Failure(...))``: a queue of scripted
   failures, consumed one per request (an HTTP error with the service's own error JSON, or a delay
   longer than the client's timeout);
@@ -244,8 +245,10 @@ class StubServer:
         api_key: str | None = None,
         models: Sequence[str] | None = None,
         embedding_dim: int = 64,
+        think: str | None = None,
     ) -> None:
         self.reply = reply
+        self.think = think
         self.api_key = api_key
         self.models = list(models) if models is not None else None
         self.embedding_dim = embedding_dim
@@ -350,7 +353,8 @@ class StubServer:
             self._failures.clear()
 
     def reply_for(self, request: RecordedRequest) -> str:
-        return self.reply(request) if callable(self.reply) else self.reply
+        text = self.reply(request) if callable(self.reply) else self.reply
+        return f"<think>{self.think}</think>\n{text}" if self.think is not None else text
 
     # -- for subclasses --------------------------------------------------------------------------------
     def routes(self) -> dict[tuple[str, str], Route]:

@@ -18,9 +18,10 @@ _KANA = re.compile(f"[{KANA}]")
 _HAN = re.compile(f"[{HAN}]")
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 
-# Candidate sentence ends: CJK terminators (no space needed), or . ! ? followed by space/end.
+# Candidate sentence ends: CJK terminators (no space needed), or . ! ? followed by space/end, or
+# by a Hangul, kana or Han character (models writing Korean often glue sentences: "높아집니다.매일").
 # Closing quotes and brackets stay with their sentence.
-_BOUNDARY = re.compile(r"""[。！？]+[」』）)"'\]]*\s*|[.!?]+[)"'\]]*(?:\s+|$)""")
+_BOUNDARY = re.compile(f"""[。！？]+[」』）)"'\\]]*\\s*|[.!?]+[)"'\\]]*(?:\\s+|$|(?=[{HANGUL}{KANA}{HAN}]))""")
 _ABBREVIATIONS = {"e.g", "i.e", "etc", "vs", "dr", "mr", "ms", "mrs", "no", "st", "al", "fig"}
 _LIST_ITEM = re.compile(r"(?:^|\n)\s*(?:[-*•・]|\d+[.)])\s+")
 

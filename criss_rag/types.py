@@ -196,6 +196,20 @@ class SentenceSupport(BaseModel):
     score: float = 0.0
     evidence: int | None = None  # the number of the passage that supports it best
     method: str = ""  # what decided the verdict, e.g. "lexical" or "llm"
+    #: the answer had no valid marker here: the engine added ``[evidence]`` (``citations: attribute``)
+    attributed: bool = False
+
+
+class RelevanceVerdict(BaseModel):
+    """Whether an answer (or, before generation, the evidence) covers what the question asks, apart
+    from whether the evidence supports it (see :mod:`criss_rag.relevance`)."""
+
+    relevant: bool
+    score: float  # the share of the question's content words covered (0-1)
+    covered: list[str] = Field(default_factory=list)  # the question's content words that are covered
+    missing: list[str] = Field(default_factory=list)  # those that are not
+    checked: str = ""  # "evidence" (before generation) or "answer"
+    threshold: float = 0.0
 
 
 class CachedFrom(BaseModel):
@@ -217,7 +231,11 @@ class Answer(BaseModel):
     refusal_reason: str | None = None
     refusal_detail: str | None = None
     generator: str = ""
-    sentences: list[SentenceSupport] = Field(default_factory=list)  # per-sentence support verdicts
+    sentences: list[SentenceSupport] = Field(default_factory=list)  # verdicts of the sentences in `text`
+    #: sentences the generator wrote that the evidence does not support, removed from `text`
+    #: (``unsupported: drop``), with their scores; never part of the shown answer
+    dropped: list[SentenceSupport] = Field(default_factory=list)
+    relevance: RelevanceVerdict | None = None  # set when the generator stage has a `relevance` policy
     trace: Trace
     cached: CachedFrom | None = None  # set when a `cache:` stage answered from an earlier answer
 
@@ -265,6 +283,26 @@ class TokenEvent:
 
 
 @dataclass(frozen=True)
+class ThinkingEvent:
+    """A piece of a reasoning model's thinking (its ``<think>`` text): streamed apart from the
+    answer, never part of the answer text or the sentence check."""
+
+    text: str
+    kind: str = "thinking"
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """The pipeline reached a step: ``step`` is ``retrieving``, ``hop``, ``filtering``,
+    ``reranking``, ``refusal_check``, ``generating`` or ``checking``; ``detail`` says more (e.g.
+    the hop's query)."""
+
+    step: str
+    detail: str = ""
+    kind: str = "progress"
+
+
+@dataclass(frozen=True)
 class AnswerEvent:
     """The final :class:`Answer` (checked citations, sentence verdicts, trace); always last."""
 
@@ -282,7 +320,7 @@ class ErrorEvent:
 
 
 #: What :meth:`criss_rag.engine.Engine.ask_stream` yields.
-StreamEvent = TokenEvent | AnswerEvent | ErrorEvent
+StreamEvent = TokenEvent | ThinkingEvent | ProgressEvent | AnswerEvent | ErrorEvent
 
 
 def text_node(node_id: str, text: str, **metadata: Any) -> TextNode:

@@ -126,7 +126,8 @@ def test_configured_refusal_phrases_and_partial_answers(workdir, host):
     with OpenAIStubServer(reply=partial) as server:
         answer = engine_for(workdir, host, config(workdir, compatible(server), generator)).ask(LIVER_Q)
     assert not answer.refused
-    assert [s.supported for s in answer.sentences] == [True, False]
+    assert [s.supported for s in answer.sentences] == [True]  # the unsupported sentence is dropped (the default)
+    assert [d.text for d in answer.dropped] == ["There is not enough information about liver transplants."]
     # detection off: the refusal phrase is just text without a citation -> withheld as uncited
     with OpenAIStubServer(reply="Insufficient evidence") as server:
         off = engine_for(workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, detect_refusal: false}")).ask(LIVER_Q)
@@ -271,7 +272,8 @@ def test_criss_layout_asks_for_the_four_parts(workdir, host):
              "References: [1] Liver cancer\n"
              "Why the rule applies: national guidelines recommend yearly ultrasound screening [1].")
     with OpenAIStubServer(reply=reply) as server:
-        answer = engine_for(workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, prompt: criss}")).ask(LIVER_Q)
+        generator = "{name: llm, llm: gen, prompt: criss, unsupported: mark}"
+        answer = engine_for(workdir, host, config(workdir, compatible(server), generator)).ask(LIVER_Q)
         request = chat_requests(server)[0]
     assert roles(request) == ["system", "user"]
     system = request.body["messages"][0]["content"]
@@ -337,8 +339,9 @@ def test_ask_stream_yields_tokens_then_the_checked_answer(workdir, host, backend
     assert len(tokens) == len(reply.split()) and "".join(tokens) == reply
     assert all(isinstance(e, TokenEvent) for e in events[:-1]) and isinstance(events[-1], AnswerEvent)
     answer = events[-1].answer
-    assert answer.text == reply and [c.number for c in answer.citations] == [1]
-    assert [s.supported for s in answer.sentences] == [True, False]
+    assert answer.text == LIVER_A and [c.number for c in answer.citations] == [1]  # the streamed draft, checked
+    assert [s.supported for s in answer.sentences] == [True]
+    assert [(d.text, d.supported) for d in answer.dropped] == [("Surgery always cures it.", False)]
     notes = answer.trace.stage("generate").notes
     assert notes["streamed"] is True and notes["usage_completion_tokens"] == len(reply.split())
 
@@ -366,7 +369,7 @@ def test_cli_ask_stream_prints_the_tokens_then_sources_and_marks(workdir, host):
     path = workdir / "stream.yaml"
     reply = f"{LIVER_A} Surgery always cures it [1]. Lung cancer is linked to smoking [9]."
     with OpenAIStubServer(reply=reply) as server:
-        path.write_text(config(workdir, compatible(server)), encoding="utf-8")
+        path.write_text(config(workdir, compatible(server), "{name: llm, llm: gen, unsupported: mark}"), encoding="utf-8")
         result = CliRunner().invoke(build_cli(host), ["ask", str(path), LIVER_Q, "--stream"], obj={"host": host})
         assert chat_requests(server)[0].body["stream"] is True
     assert result.exit_code == 0, result.output

@@ -88,7 +88,12 @@ def test_stream_sends_tokens_then_citations_then_done(client):
     response, events = stream(client, "/ask/stream", {"question": "Does radon raise the risk of lung cancer?"})
     assert response.headers["content-type"].startswith("text/event-stream")
     names = [name for name, _ in events]
-    assert names[-2:] == ["citations", "done"] and set(names[:-2]) == {"token"} and names[0] == "token"
+    # progress before the answer's tokens, never among them
+    steps = [data["step"] for name, data in events if name == "progress"]
+    assert steps[0] == "retrieving" and "generating" in steps and names[0] == "progress"
+    first_token = names.index("token")
+    assert names[first_token - 1] == "progress" and events[first_token - 1][1]["step"] == "generating"
+    assert names[-2:] == ["citations", "done"] and set(names[first_token:-2]) <= {"token", "progress"}
     done = events[-1][1]
     assert "".join(data["text"] for name, data in events if name == "token") == done["answer"]["text"]
     assert events[-2][1]["citations"] == done["answer"]["citations"]
@@ -98,13 +103,16 @@ def test_stream_sends_tokens_then_citations_then_done(client):
         return re.sub(r"[\s.]", "", text)
 
     assert bare("".join(p["text"] for p in done["display"])) == bare(done["answer"]["text"])
-    assert "[2]." in "".join(p["text"] for p in done["display"])
+    assert "[1]." in "".join(p["text"] for p in done["display"])
     assert {p["sentence"] for p in done["display"] if p["sentence"] is not None} == set(range(len(done["answer"]["sentences"])))
 
 
 def test_a_streamed_refusal_has_no_tokens(client):
     _, events = stream(client, "/ask/stream", {"question": "What is the capital of France?"})
-    assert [name for name, _ in events] == ["citations", "done"] and events[-1][1]["answer"]["refused"]
+    assert [name for name, _ in events if name != "progress"] == ["citations", "done"]
+    assert events[-1][1]["answer"]["refused"]
+    steps = [data["step"] for name, data in events if name == "progress"]
+    assert steps[0] == "retrieving" and "generating" not in steps  # refused before the generator
 
 
 def test_korean_and_japanese_stream_as_utf8_unescaped(client):

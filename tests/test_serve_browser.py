@@ -151,3 +151,30 @@ def test_a_streamed_llm_answer_in_japanese(browser, tmp_path):
     assert item.get_attribute("lang") == "ja" and "refused" not in item.get_attribute("class")
     assert "肺がんは喫煙と強く関係しています" in item.text and "長引くせきは症状のことがあります" in item.text
     assert "\ufffd" not in item.text  # no character broken across network chunks
+
+
+def test_thinking_and_progress_are_collapsed_and_dropped_sentences_never_in_the_answer(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    from criss_rag.testing_servers import OpenAIStubServer
+
+    think = "Passage one names hepatitis B; nothing mentions coffee."
+    reply = "Hepatitis B infection raises the risk of liver cancer. Coffee enemas cure liver cancer overnight."
+    with OpenAIStubServer(reply=reply, think=think) as llm:
+        api = f'{{name: openai-compatible, model: stub, api_base: "{llm.base_url}", max_retries: 0}}'
+        engine = engine_for(tmp_path, generator="{name: llm, llm: gen, citations: attribute, unsupported: drop}",
+                            extra=f"llms:\n  gen: {api}")
+        with running(create_app(engine, ServeSettings())) as url:
+            browser.get(url + "/")
+            item = ask(browser, "What raises the risk of liver cancer?")
+    assert "refused" not in item.get_attribute("class")
+    steps = item.find_element(By.CSS_SELECTOR, "details.steps")
+    assert steps.get_attribute("open") is None  # collapsed
+    hidden = steps.get_attribute("textContent")
+    assert think in hidden and "retrieving" in hidden and "generating" in hidden
+    dropped = item.find_element(By.CSS_SELECTOR, "details.dropped")
+    assert dropped.get_attribute("open") is None and "Coffee enemas" in dropped.get_attribute("textContent")
+    answer_spans = " ".join(s.get_attribute("textContent") for s in item.find_elements(By.CSS_SELECTOR, "span.sentence"))
+    assert "Hepatitis B infection raises the risk of liver cancer [1]" in answer_spans
+    assert "Coffee" not in answer_spans and think not in answer_spans
+    assert "Coffee" not in item.text and think not in item.text  # what the reader sees

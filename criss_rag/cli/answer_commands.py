@@ -18,18 +18,26 @@ import click
 
 from criss_rag.cli.render import render_answer, render_sources
 from criss_rag.errors import CrissRagError
-from criss_rag.types import Answer, AnswerEvent, ErrorEvent, StreamEvent, TokenEvent
+from criss_rag.types import Answer, AnswerEvent, ErrorEvent, ProgressEvent, StreamEvent, ThinkingEvent, TokenEvent
 
 
 def echo_stream(events: Iterable[StreamEvent], echo: Callable[..., Any] = click.echo) -> Answer:
     """Print tokens as they come, then the sources and the sentence check (or the refusal).
+    A model's thinking goes to stderr, apart from the answer. When the answer policy changed the
+    streamed text (a sentence dropped, a marker added), the checked answer follows.
 
     Returns the final answer; an error event raises its :class:`CrissRagError` (the CLI prints it)."""
     streamed = False
+    pieces: list[str] = []
     for event in events:
-        if isinstance(event, TokenEvent):
+        if isinstance(event, ProgressEvent):
+            echo(f"[{event.step}{': ' + event.detail if event.detail else ''}]", err=True)
+        elif isinstance(event, ThinkingEvent):
+            echo(f"[thinking] {event.text}", err=True, nl=False)
+        elif isinstance(event, TokenEvent):
             echo(event.text, nl=False)
             sys.stdout.flush()
+            pieces.append(event.text)
             streamed = True
         elif isinstance(event, ErrorEvent):
             if streamed:
@@ -43,6 +51,8 @@ def echo_stream(events: Iterable[StreamEvent], echo: Callable[..., Any] = click.
                 echo("")
             if answer.refused or not streamed:
                 echo(render_answer(answer))
+            elif answer.dropped or any(s.attributed for s in answer.sentences):
+                echo("\nChecked answer (what the evidence supports):\n" + render_answer(answer))
             else:
                 echo(render_sources(answer))
             return answer

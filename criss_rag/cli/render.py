@@ -12,7 +12,8 @@ from criss_rag.types import Answer
 
 def render_answer(answer: Answer, *, width: int = 100) -> str:
     if answer.refused:
-        return f"REFUSED ({answer.refusal_reason}): {answer.text}\n  why: {answer.refusal_detail}"
+        return (f"REFUSED ({answer.refusal_reason}): {answer.text}\n  why: {answer.refusal_detail}"
+                + render_dropped(answer))
     lines = [textwrap.fill(part, width) if part.isascii() else part for part in answer.text.splitlines()]
     return "\n".join(lines) + "\n" + render_sources(answer)
 
@@ -33,7 +34,24 @@ def render_sources(answer: Answer) -> str:
             mark = "  ok            " if s.supported else "  UNSUPPORTED   "
             via = f" (supported by [{s.evidence}])" if s.supported and s.evidence not in s.cited else ""
             bad = f" (cites {''.join(f'[{n}]' for n in s.invalid_citations)}: no such evidence)" if s.invalid_citations else ""
-            lines.append(f"{mark}{s.score:.2f} {cited + ' ' if cited else ''}{text}{via}{bad}")
+            added = " (marker added: the model cited nothing here)" if s.attributed else ""
+            lines.append(f"{mark}{s.score:.2f} {cited + ' ' if cited else ''}{text}{via}{bad}{added}")
+    if answer.relevance is not None:
+        r = answer.relevance
+        verdict = "on topic" if r.relevant else "OFF TOPIC"
+        lines += ["", f"Relevance: {verdict}, {r.score:.0%} of the question's content words covered "
+                      f"(at least {r.threshold:.0%}){'; not covered: ' + ', '.join(r.missing) if r.missing else ''}"]
+    return "\n".join(lines) + render_dropped(answer)
+
+
+def render_dropped(answer: Answer) -> str:
+    """The sentences the generator wrote that were removed as unsupported (not part of the answer)."""
+    if not answer.dropped:
+        return ""
+    lines = ["", f"Removed from the answer ({len(answer.dropped)} sentence(s) no evidence supports):"]
+    for s in answer.dropped:
+        text = s.text if len(s.text) <= 90 else s.text[:87] + "..."
+        lines.append(f"  DROPPED       {s.score:.2f} {text}")
     return "\n".join(lines)
 
 

@@ -66,6 +66,8 @@ ENGINE_KEYS: dict[str, dict[str, Any]] = {
     "rerankers": {"label": None},
     "query_transforms": {"label": None},
     "multihop": {"max_hops": 2},
+    # answer policies (criss_rag.grounding, criss_rag.relevance), for any generator
+    "generator": {"citations": "require", "unsupported": "drop", "relevance": None},
 }
 TOP_LEVEL = {"version", "name", "description", "index", "llms", "chat", *STAGES}
 #: stages whose settings decide what ingest writes (the index key hashes them)
@@ -355,6 +357,8 @@ def _component(
             f"{where(path + ('languages',))}: stage {stage}: `languages` must be a list of language codes "
             "(en, ko, ja, zh) the retriever serves, or left out for all languages"
         )
+    if stage_key == "generator":
+        options = _answer_policies(options, path, where, stage)
     params_in: dict[str, Any] = {}
     env_refs: dict[str, str] = {}
     model = spec.params_model
@@ -382,6 +386,32 @@ def _component(
     except ValidationError as exc:
         raise ConfigError(_explain_validation(exc, model, spec, stage, path, where)) from None
     return ComponentConfig(stage, kind, name, params, spec, options, env_refs)
+
+
+def _answer_policies(options: dict[str, Any], path: tuple[Any, ...], where: Any, stage: str) -> dict[str, Any]:
+    """The generator stage's engine keys, validated; ``relevance`` filled in with its defaults."""
+    from criss_rag.grounding import GroundingPolicy
+    from criss_rag.relevance import RelevancePolicy
+
+    checks: list[tuple[type[BaseModel], dict[str, Any], tuple[str, ...]]] = [
+        (GroundingPolicy, {k: options[k] for k in ("citations", "unsupported")}, ())]
+    if options["relevance"] is not None:
+        if not isinstance(options["relevance"], dict):
+            raise ConfigError(f"{where(path + ('relevance',))}: stage {stage}: `relevance` must be a mapping, e.g. "
+                              "`relevance: {min_coverage: 0.5}`, or null")
+        checks.append((RelevancePolicy, options["relevance"], ("relevance",)))
+    for model, values, prefix in checks:
+        try:
+            validated = model.model_validate(values)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            key = ".".join(str(p) for p in (*prefix, *error["loc"]))
+            valid = ", ".join(model.model_fields)
+            raise ConfigError(f"{where(path + (prefix or tuple(error['loc'][:1])))}: stage {stage}, engine key {key!r}: "
+                              f"{error['msg']} (got {error.get('input')!r}; keys: {valid})") from None
+        if prefix:
+            options["relevance"] = validated.model_dump(mode="json")
+    return options
 
 
 def _is_env_ref(value: Any) -> bool:

@@ -15,7 +15,7 @@ import math
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -74,8 +74,8 @@ class RecordingPipeline(Pipeline):
 class RecordingEngine(Engine):
     """An engine that also reports the final ranked candidates of each question (per thread)."""
 
-    def retrieve(self, query: Query, trace: Any = None) -> list[Hit]:
-        hits = super().retrieve(query, trace)
+    def retrieve_steps(self, query: Query, trace: Any) -> Generator[Any, None, list[Hit]]:
+        hits = yield from super().retrieve_steps(query, trace)
         _local.hits = hits
         return hits
 

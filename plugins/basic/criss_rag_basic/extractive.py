@@ -13,6 +13,7 @@ from collections import Counter
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
+from criss_rag.relevance import FILLER_WORDS
 from criss_rag.text import detect_language, split_sentences
 from criss_rag.types import Context, Generation, Query
 
@@ -24,6 +25,11 @@ NOTICES = {
 }
 
 _HEADING_LINE = re.compile(r"^\s*#+\s")
+SECTION_FIELDS = ("heading", "section", "menu_name")
+CONTEXT_WEIGHT = 0.6  # a question word in the sentence's passage title/section, not in the sentence
+REPEAT_WEIGHT = 0.3  # a question word an earlier quoted sentence already covers
+RANK_DECAY = 0.5  # evidence [n] weighs 1 / (1 + RANK_DECAY * (n - 1))
+KEEP_SHARE = 0.35  # a sentence is quoted only if it is this share as relevant as the best one
 
 
 class ExtractiveGenerator:
@@ -42,37 +48,67 @@ class ExtractiveGenerator:
 
     def generate(self, query: Query, context: Context) -> Generation:
         question = set(self.analyzer.analyze(query.text))
+        generic = {t for word in FILLER_WORDS for t in self.analyzer.analyze(word)}
+        wanted = (question - generic) or question  # "cancer" matches every passage: it selects nothing
         candidates = []  # (evidence number, position, sentence, terms)
         about: dict[int, set[str]] = {}  # what each passage is about: its title and section terms
+        titles: set[str] = set()
+        sections: set[str] = set()
         for evidence in context.evidence:
             meta = evidence.hit.metadata
-            about[evidence.number] = set(self.analyzer.analyze(f"{meta.get('title', '')} {meta.get('heading', '')}"))
+            title = set(self.analyzer.analyze(str(meta.get("title") or "")))
+            section = set(self.analyzer.analyze(" ".join(str(meta.get(k) or "") for k in SECTION_FIELDS)))
+            about[evidence.number] = title | section
+            titles |= title
+            sections |= section
             # heading-marker lines ("### Symptoms") are not sentences; unskipped they would be
             # glued to the sentence after them, since a single line break does not end a sentence
             text = "\n".join(line for line in evidence.text.splitlines() if not _HEADING_LINE.match(line))
             for position, sentence in enumerate(split_sentences(text)):
                 if len(sentence) >= self.params.min_sentence_chars:
                     candidates.append((evidence.number, position, sentence, set(self.analyzer.analyze(sentence))))
-        # idf over the candidate sentences: words every sentence shares ("cancer") count little
+        # the question's topic: its words that some title names and no section does (the cancer,
+        # not "treatment"); a sentence whose passage and words miss all of them is about another one
+        topic = (wanted & titles) - sections
+        # idf over the candidate sentences: words many sentences share count little
         df = Counter(term for *_, terms in candidates for term in terms)
         idf = {t: math.log(1 + len(candidates) / df[t]) for t in df}
-        weight = sum(idf.get(t, 0.0) for t in question) or 1.0
 
-        def overlap(terms: set[str]) -> float:
-            return sum(idf.get(t, 1.0) for t in question & terms) / weight
+        def weight(terms: set[str]) -> float:
+            return sum(idf.get(t, 1.0) for t in terms)
 
-        def score(item: tuple[int, int, str, set[str]]) -> float:
-            # a sentence matches by its own words, and by what its passage is about (a sentence in
-            # the pancreatic-symptoms section is about pancreatic cancer even if it says "it");
-            # earlier evidence and lead sentences are preferred
+        total = weight(wanted) or 1.0
+
+        def score(item: tuple[int, int, str, set[str]], covered: set[str]) -> float:
+            # relevance to the question: its own words first, then what its passage is about (a
+            # sentence in the pancreatic-symptoms section is about pancreatic cancer even if it says
+            # "it"); words already quoted count less; on the question's topic; best-ranked evidence
+            # and lead sentences first
             number, position, _, terms = item
-            own = overlap(terms)
-            if own == 0:
+            own = wanted & terms
+            context_terms = (wanted & about[number]) - own
+            if not own and not context_terms:
                 return 0.0
-            return (own + overlap(terms | about[number])) / (1 + 0.3 * (number - 1)) * (1 + 0.1 / (position + 1))
+            if topic and not topic & (own | context_terms):
+                return 0.0
+            def gain(found: set[str]) -> float:
+                return weight(found - covered) + REPEAT_WEIGHT * weight(found & covered)
+            fit = (len(topic & (own | context_terms)) + 1) / (len(topic) + 1)
+            relevance = (gain(own) + CONTEXT_WEIGHT * gain(context_terms)) / total
+            return relevance * fit / (1 + RANK_DECAY * (number - 1)) * (1 + 0.1 / (position + 1))
 
-        ranked = sorted(candidates, key=score, reverse=True)
-        chosen = [c for c in ranked if score(c) > 0][: self.params.max_sentences]
+        # eligible: relevant enough on its own (a share of the best sentence's relevance); then
+        # picked greedily, so that each further sentence adds what the question still asks
+        alone = {id(c): score(c, set()) for c in candidates}
+        best = max(alone.values(), default=0.0)
+        pool = [c for c in candidates if alone[id(c)] > 0 and alone[id(c)] >= KEEP_SHARE * best]
+        chosen: list[tuple[int, int, str, set[str]]] = []
+        covered: set[str] = set()
+        while pool and len(chosen) < self.params.max_sentences:
+            top = max(pool, key=lambda c: score(c, covered))
+            chosen.append(top)
+            covered |= wanted & (top[3] | about[top[0]])
+            pool.remove(top)
         if not chosen and candidates:  # nothing shares a term: quote the top passage's lead
             chosen = [min(candidates, key=lambda c: (c[0], c[1]))]
         chosen.sort(key=lambda c: (c[0], c[1]))

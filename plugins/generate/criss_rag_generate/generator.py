@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ComponentError
+from criss_rag.thinking import split_thinking
 from criss_rag.types import Context, Generation, Query, Refusal
 
 from criss_rag_generate.declines import BUILTIN_PHRASES, declined_phrase, refusal_message
@@ -77,12 +78,13 @@ class LlmGenerator:
 
     def _finish(self, text: str, usage: dict[str, int], context: Context) -> Generation:
         refusal = None
+        _, answer = split_thinking(text)  # a reasoning model's thinking may weigh "insufficient evidence"
         if self.params.detect_refusal:
-            phrase = declined_phrase(text, self.phrases, {e.number for e in context.evidence})
+            phrase = declined_phrase(answer, self.phrases, {e.number for e in context.evidence})
             if phrase is not None:
                 refusal = Refusal("model_declined",
                                   f"the model ({self.model}) said the evidence does not answer the question "
-                                  f"(matched {phrase!r})", refusal_message(text) or phrase)
+                                  f"(matched {phrase!r})", refusal_message(answer) or phrase)
         return Generation(text=text, model=self.model, usage=usage, refusal=refusal)
 
 

@@ -121,7 +121,8 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
 
     app = FastAPI(title=f"criss_rag: {engine.pipeline.config.name}", version=__version__, lifespan=lifespan,
                   description="Evidence-grounded answers with numbered citations; refusals carry a reason. "
-                              "Streaming endpoints send server-sent events: token*, citations, done (or error).")
+                              "Streaming endpoints send server-sent events: progress*, thinking*, token*, citations, "
+                              "done (or error).")
     app.state.engine, app.state.sessions, app.state.executor = engine, sessions, executor
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
@@ -178,7 +179,7 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
 
     def chat_turn(session: Session, body: Any, stream: bool) -> Any:
         session.chat.filters = dict(body.filters)
-        return session.chat.ask_stream(body.question) if stream else session.chat.ask(body.question)
+        return session.chat.ask_stream(body.question, progress=True) if stream else session.chat.ask(body.question)
 
     # -- routes -------------------------------------------------------------------------------------
     protected = [Depends(check_token)]
@@ -193,9 +194,11 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
     @app.post("/ask/stream", responses=ERRORS, dependencies=protected, tags=["answer"],
               response_class=EventSourceResponse)
     async def ask_stream(body: AskRequest, request: Request) -> EventSourceResponse:  # type: ignore[valid-type]
-        """Server-sent events: `token` {text}*, then `citations` {citations, sentences}, then `done`
-        {answer, display}; or one `error` {code, message, request_id}."""
-        events = stream_job(executor, lambda: engine.ask_stream(body.question, filters=body.filters),
+        """Server-sent events: `progress` {step, detail}, `thinking` {text} (a reasoning model's
+        thinking, never part of the answer) and `token` {text} as they come, then `citations`
+        {citations, sentences, dropped, relevance}, then `done` {answer, display}; or one `error`
+        {code, message, request_id}."""
+        events = stream_job(executor, lambda: engine.ask_stream(body.question, filters=body.filters, progress=True),
                             settings.timeout_s, request_id(request))
         return EventSourceResponse(events)
 

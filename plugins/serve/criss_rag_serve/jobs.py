@@ -19,7 +19,7 @@ from typing import Any
 
 from criss_rag.errors import CrissRagError
 from criss_rag.support import answer_pieces
-from criss_rag.types import Answer, AnswerEvent, ErrorEvent, StreamEvent, TokenEvent
+from criss_rag.types import Answer, AnswerEvent, ErrorEvent, ProgressEvent, StreamEvent, ThinkingEvent, TokenEvent
 
 log = logging.getLogger("criss_rag_serve")
 
@@ -79,7 +79,9 @@ def answer_events(answer: Answer, extra: dict[str, Any]) -> list[dict[str, str]]
     display = [{"text": text, "sentence": claim} for text, claim in answer_pieces(answer.text)]
     return [
         sse("citations", {"citations": [c.model_dump(mode="json") for c in answer.citations],
-                          "sentences": [s.model_dump(mode="json") for s in answer.sentences]}),
+                          "sentences": [s.model_dump(mode="json") for s in answer.sentences],
+                          "dropped": [s.model_dump(mode="json") for s in answer.dropped],
+                          "relevance": answer.relevance.model_dump(mode="json") if answer.relevance else None}),
         sse("done", {**extra, "answer": answer.model_dump(mode="json"), "display": display}),
     ]
 
@@ -87,7 +89,8 @@ def answer_events(answer: Answer, extra: dict[str, Any]) -> list[dict[str, str]]
 def stream_job(executor: ThreadPoolExecutor, events: Callable[[], Iterator[StreamEvent]], timeout_s: float,
                      request_id: str, extra: Callable[[], dict[str, Any]] = dict,
                      on_done: Callable[[], None] | None = None) -> AsyncIterator[dict[str, str]]:
-    """The engine's stream as SSE events: ``token``\\* then ``citations`` and ``done``; or ``error``.
+    """The engine's stream as SSE events: ``progress``, ``thinking`` and ``token`` events as they
+    come, then ``citations`` and ``done``; or ``error``.
 
     The engine runs in a worker thread (started now, not when the response starts) that hands
     events to the loop; the deadline covers the whole stream. A client that goes away stops the
@@ -140,6 +143,10 @@ async def _drain(queue: asyncio.Queue[Any], stop: threading.Event, future: Futur
                 return
             if isinstance(item, TokenEvent):
                 yield sse("token", {"text": item.text})
+            elif isinstance(item, ThinkingEvent):  # never part of the answer text
+                yield sse("thinking", {"text": item.text})
+            elif isinstance(item, ProgressEvent):
+                yield sse("progress", {"step": item.step, "detail": item.detail})
             elif isinstance(item, AnswerEvent):
                 for event in answer_events(item.answer, extra()):
                     yield event

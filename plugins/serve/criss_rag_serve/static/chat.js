@@ -97,14 +97,62 @@ function withCitationLinks(parent, text, citations, sentence) {
   parent.append(text.slice(last));
 }
 
+// Progress and a reasoning model's thinking: one collapsed block per answer, never in its text.
+function stepsOf(item) {
+  if (!item.steps) {
+    item.steps = el("details", "steps");
+    item.steps.append(el("summary", "", "Working…"));
+    item.prepend(item.steps);
+  }
+  return item.steps;
+}
+
+function showProgress(item, data) {
+  const steps = stepsOf(item);
+  steps.querySelector("summary").textContent = `Working: ${data.step}${data.detail ? ` (${data.detail})` : ""}`;
+  steps.append(el("span", "step", `${data.step}${data.detail ? `: ${data.detail}` : ""}`));
+}
+
+function showThinking(item, data) {
+  const steps = stepsOf(item);
+  if (!item.thinking) {
+    item.thinking = el("pre", "thinking");
+    steps.append(el("span", "step", "thinking:"), item.thinking);
+  }
+  item.thinking.append(data.text);
+}
+
+// What the checks removed or found: dropped sentences (never part of the answer) and relevance.
+function renderChecks(item, answer) {
+  if (answer.dropped && answer.dropped.length) {
+    const box = el("details", "dropped");
+    box.append(el("summary", "", `${answer.dropped.length} sentence(s) removed: not supported by the evidence`));
+    const list = el("ul");
+    for (const s of answer.dropped) list.append(el("li", "", `${s.text} (score ${s.score.toFixed(2)})`));
+    box.append(list);
+    item.append(box);
+  }
+  if (answer.relevance && !answer.relevance.relevant) {
+    item.append(el("span", "note off-topic",
+      `Off topic: ${Math.round(answer.relevance.score * 100)}% of the question's content words covered` +
+      (answer.relevance.missing.length ? ` (not covered: ${answer.relevance.missing.join(", ")})` : "") + "."));
+  }
+}
+
 function renderAnswer(item, data) {
   const answer = data.answer;
+  const steps = item.steps;
   item.replaceChildren();
+  if (steps) {
+    steps.querySelector("summary").textContent = "How this answer was made";
+    item.append(steps);
+  }
   item.lang = languageOf(answer.text);
   if (answer.refused) {
     item.className = "assistant refused";
     item.append(el("span", "label", `Not answered: ${answer.refusal_reason}`), answer.text);
     if (answer.refusal_detail) item.append(el("span", "note", answer.refusal_detail));
+    renderChecks(item, answer);
     return;
   }
   const citations = new Map(answer.citations.map((c) => [c.number, c]));
@@ -135,6 +183,7 @@ function renderAnswer(item, data) {
   item.append(sources);
   const unsupported = answer.sentences.filter((s) => !s.supported).length;
   if (unsupported) item.append(el("span", "note", `${unsupported} sentence(s) not supported by the cited evidence (underlined).`));
+  renderChecks(item, answer);
   if (answer.cached) {
     item.append(el("span", "note cached",
       `Answered from the cache (similarity ${answer.cached.similarity.toFixed(3)}; first asked as “${answer.cached.original_question}”).`));
@@ -207,7 +256,12 @@ async function ask(question) {
     for await (const { event, data } of readEvents(response)) {
       if (event === "token") {
         item.append(data.text);
-        item.lang = languageOf(item.textContent);
+        item.answerText = (item.answerText || "") + data.text;
+        item.lang = languageOf(item.answerText);
+      } else if (event === "progress") {
+        showProgress(item, data);
+      } else if (event === "thinking") {
+        showThinking(item, data);
       } else if (event === "done") {
         sessionId = data.session_id;
         sessionStorage.setItem("criss-session", sessionId);
