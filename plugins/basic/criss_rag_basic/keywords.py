@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from criss_rag.context import ComponentContext
-from criss_rag.structured import ParseStats, can_constrain, complete_json
+from criss_rag.structured import ParseStats, complete_json
 from criss_rag.types import Query
 
 from criss_rag_basic.keyterms import DEFAULT_STOPWORDS, parse_keyword_reply, surface_keywords
@@ -32,9 +32,6 @@ log = logging.getLogger(__name__)
 #: The default keyword prompt (Japanese, like the system it reproduces): "From the following
 #: question, output {n} search keywords separated by 、. Question: {question}"
 DEFAULT_KEYWORD_PROMPT = "次の質問から検索用のキーワードを{n}個、読点区切りで出力してください。質問: {question}"
-#: Appended to the prompt when the backend constrains the reply to JSON, so that the wording asks
-#: for the shape the grammar enforces.
-JSON_REPLY_NOTE = '\nReply as JSON: {{"keywords": ["...", "..."]}}'
 
 
 def keywords_schema(n: int, max_chars: int) -> dict[str, Any]:
@@ -143,9 +140,9 @@ class LlmKeywordsTransform:
 
     def keywords(self, question: str) -> list[str]:
         p = self.params
+        # the configured prompt as it is, also when the backend constrains: a format example in the
+        # prompt is what a small model copies (SmolLM2 replied with the example's "..." items)
         prompt = p.prompt.format(n=p.max_keywords, question=question)
-        if can_constrain(self.llm):
-            prompt += JSON_REPLY_NOTE.format()
         answered = complete_json(self.llm, prompt, self.schema)
         reply = answered.text
         items = json_keywords(reply)
