@@ -104,3 +104,17 @@ def test_parse_stats_add_up():
     for constrained, parsed in [(True, True), (True, False), (False, True)]:
         stats.record(constrained=constrained, parsed=parsed)
     assert stats.as_dict() == {"calls": 3, "constrained": 2, "parse_failures": 1}
+
+
+def test_llm_keywords_from_question_offers_the_question_words_and_drops_invented_ones():
+    llm = ConstrainingLLM(json.dumps({"keywords": ["liver", "cancer"]}))
+    params = LlmKeywordsTransform.Params(llm="kw", from_question=True)
+    transform = LlmKeywordsTransform(params, ctx(llm))
+    assert transform.transform(Query(text="How is liver cancer treated?")).retrieval_text == "liver cancer"
+    assert llm.schemas[0]["properties"]["keywords"]["items"]["enum"] == ["liver", "cancer", "treat"]
+    plain = PlainLLM("hepatology, liver")  # not constrained: the invented word is dropped
+    transform = LlmKeywordsTransform(params, ctx(plain))
+    assert transform.transform(Query(text="How is liver cancer treated?")).retrieval_text == "liver"
+    plain.reply = "oncology, hepatology"  # nothing from the question: the analyzer fallback
+    assert transform.transform(Query(text="How is liver cancer treated?")).retrieval_text == "liver cancer"
+    assert transform.last_source == "fallback"

@@ -34,12 +34,13 @@ log = logging.getLogger(__name__)
 DEFAULT_KEYWORD_PROMPT = "次の質問から検索用のキーワードを{n}個、読点区切りで出力してください。質問: {question}"
 
 
-def keywords_schema(n: int, max_chars: int) -> dict[str, Any]:
-    """``{"keywords": [1..n short strings]}``."""
+def keywords_schema(n: int, max_chars: int, choices: list[str] | None = None) -> dict[str, Any]:
+    """``{"keywords": [1..n short strings]}``; with ``choices``, each keyword one of them."""
+    item: dict[str, Any] = ({"type": "string", "enum": list(choices)} if choices else
+                            {"type": "string", "minLength": 1, "maxLength": max_chars})
     return {
         "type": "object",
-        "properties": {"keywords": {"type": "array", "minItems": 1, "maxItems": n,
-                                    "items": {"type": "string", "minLength": 1, "maxLength": max_chars}}},
+        "properties": {"keywords": {"type": "array", "minItems": 1, "maxItems": n, "items": item}},
         "required": ["keywords"],
         "additionalProperties": False,
     }
@@ -114,6 +115,12 @@ class LlmKeywordsTransform:
         fallback_analyzer: str | dict[str, Any] = Field(
             "standard", description="analyzer of the `keywords` fallback, used when the reply yields no keyword"
         )
+        from_question: bool = Field(
+            False, description="keywords must be words of the question (its `fallback_analyzer` keywords): a "
+                               "backend that constrains gets them as the only allowed values, and any other "
+                               "reply's keywords that are not in the question are dropped (a small model "
+                               "otherwise invents words)"
+        )
 
         @field_validator("prompt")
         @classmethod
@@ -143,12 +150,19 @@ class LlmKeywordsTransform:
         # the configured prompt as it is, also when the backend constrains: a format example in the
         # prompt is what a small model copies (SmolLM2 replied with the example's "..." items)
         prompt = p.prompt.format(n=p.max_keywords, question=question)
-        answered = complete_json(self.llm, prompt, self.schema)
+        choices = None
+        if p.from_question:
+            choices = analyzer_keywords(self.fallback_analyzer, question, 50, stopwords=DEFAULT_STOPWORDS)
+        schema = keywords_schema(p.max_keywords, p.max_keyword_chars, choices) if choices else self.schema
+        answered = complete_json(self.llm, prompt, schema)
         reply = answered.text
         items = json_keywords(reply)
         # the JSON items go through the same checks as a plain reply's (length, no sentences)
         text = "\n".join(items) if items is not None else reply
-        found = parse_keyword_reply(text or "", max_chars=p.max_keyword_chars)[: p.max_keywords]
+        found = parse_keyword_reply(text or "", max_chars=p.max_keyword_chars)
+        if p.from_question:
+            found = [k for k in found if k in question]
+        found = found[: p.max_keywords]
         self.stats.record(constrained=answered.constrained, parsed=bool(found))
         if found:
             self.last_source = "llm"
