@@ -65,15 +65,27 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--set", action="append", default=[], help="config override KEY=VALUE (repeatable)")
     parser.add_argument("--out", help="write the per-question records and the summary here (JSON)")
+    parser.add_argument("--summarise", help="print the summary of a records file (<out>.jsonl) and exit")
     args = parser.parse_args()
+    if args.summarise:
+        records = [json.loads(line) for line in Path(args.summarise).read_text(encoding="utf-8").splitlines() if line]
+        print(json.dumps(summarise(records), indent=2))
+        return
 
     overrides = [f"loader={{name: jsonl, path: {json.dumps(str(Path(args.corpus).resolve()))}}}", *args.set]
     pipeline = Pipeline.from_file(args.config, PluginHost(), overrides, show_progress=True)
     engine = Engine.open(pipeline, build_if_missing=True)
     model = llm_model(pipeline)
 
-    questions = [(q, True) for q in sample(Path(args.questions), args.n, args.seed)]
-    questions += [(q, False) for q in sample(Path(args.out_of_scope), args.n, args.seed)]
+    inside = [(q, True) for q in sample(Path(args.questions), args.n, args.seed)]
+    outside = [(q, False) for q in sample(Path(args.out_of_scope), args.n, args.seed)]
+    # interleaved, so that a run stopped early still has both kinds; each record is appended to
+    # <out>.jsonl as it is made (a stopped run keeps what it measured; --summarise reads it back)
+    questions = [item for pair in zip(inside, outside) for item in pair]
+    log = Path(args.out).with_suffix(".jsonl") if args.out else None
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text("", encoding="utf-8")
     records = []
     for i, (q, in_scope) in enumerate(questions, 1):
         calls = model.calls if model is not None else 0
@@ -94,6 +106,9 @@ def main() -> None:
             "seconds": round(seconds, 3), **usage, "text": answer.text,
         }
         records.append(record)
+        if log is not None:
+            with log.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
         print(f"[{i}/{len(questions)}] {'IN ' if in_scope else 'OUT'} "
               f"{'refused ' + str(answer.refusal_reason) if answer.refused else 'answered'} "
               f"{seconds:.1f}s {q['question'][:70]!r}", file=sys.stderr, flush=True)
