@@ -96,14 +96,15 @@ def main() -> None:
         shown = shown_sentences(answer)
         dropped = list(getattr(answer, "dropped", []) or [])
         record = {
-            "question": q["question"], "in_scope": in_scope, "refused": answer.refused,
+            # ids, never the data set's text (the questions and the evidence the answers quote stay in ../shared)
+            "qid": q.get("qid") or q.get("id"), "in_scope": in_scope, "refused": answer.refused,
             "reason": answer.refusal_reason, "generator": answer.generator,
             "model_calls": (model.calls - calls) if model is not None else None,
             # refused before any generator ran (retrieval, the refusal policy): the trace has no generate stage
             "refused_before_generation": answer.refused and not any(st.stage == "generate" for st in answer.trace.stages),
             "citations": len(answer.citations), "sentences": len(shown),
             "supported": sum(1 for s in shown if s.supported), "dropped": len(dropped),
-            "seconds": round(seconds, 3), **usage, "text": answer.text,
+            "seconds": round(seconds, 3), **usage,
         }
         records.append(record)
         if log is not None:
@@ -111,7 +112,7 @@ def main() -> None:
                 handle.write(json.dumps(record, ensure_ascii=False) + "\n")
         print(f"[{i}/{len(questions)}] {'IN ' if in_scope else 'OUT'} "
               f"{'refused ' + str(answer.refusal_reason) if answer.refused else 'answered'} "
-              f"{seconds:.1f}s {q['question'][:70]!r}", file=sys.stderr, flush=True)
+              f"{seconds:.1f}s {record['qid']}", file=sys.stderr, flush=True)
 
     summary = summarise(records)
     print(json.dumps(summary, indent=2))
