@@ -259,3 +259,9 @@ def test_without_structured_output_the_lenient_parser_reads_and_failures_are_cou
     assert first.parse_failed and not second.parse_failed
     assert judge.stats.as_dict() == {"calls": 3, "constrained": 0, "parse_failures": 2}
     assert all(not body.get("format") for body in bodies)  # nothing constrained on this backend
+
+
+def test_a_raw_line_break_inside_the_rationale_still_parses():
+    # a real judge-b reply of SmolLM2 failed with "Invalid control character" before
+    reply = verdict_json(3).replace('"fine"', '"first line\nsecond line"')
+    assert "\n" in reply and parse_reply(reply, 1, 5)[2] == "first line\nsecond line"

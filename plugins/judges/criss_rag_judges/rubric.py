@@ -68,7 +68,9 @@ def extract_json(reply: str) -> Any:
             depth -= 1
             if depth == 0:
                 try:
-                    return json.loads(text[start : i + 1])
+                    # strict=False: raw line breaks inside strings (what a grammar-constrained small
+                    # model writes in its rationale) are read, not a parse failure
+                    return json.loads(text[start : i + 1], strict=False)
                 except json.JSONDecodeError as exc:
                     raise ParseError(f"the JSON object is malformed ({exc.msg})") from None
     raise ParseError("the JSON object is not closed")
