@@ -225,3 +225,43 @@ def test_criss_models_example_runs_against_loopback_servers(tmp_path):
     assert all(r.judges["review"] for r in records if r.variant != "qwen-no-rag")  # 4 vs 5 > 0.5
     report = build_report(tmp_path / "run", ReportOptions(bootstrap=200))
     assert report["metrics"][0] == "judge.correctness" and len(report["comparisons"]) == 6 * 6
+
+
+# -- structured output: the schema on the wire, and the counts ------------------------------------------
+
+
+def test_structured_output_sends_the_rubric_schema_and_counts_replies(tmp_path):
+    from criss_rag_judges.rubric import rubric_schema
+
+    with OpenAIStubServer(reply=verdict_json(4)) as server:
+        llm = openai_llm(server).replace("max_retries: 0", "max_retries: 0, structured_output: json_schema")
+        judge = judge_for(tmp_path, llm)
+        verdict = judge.judge(QUESTION, ANSWER)
+        body = server.requests_to("/v1/chat/completions")[-1].body
+    assert not verdict.parse_failed
+    assert body["response_format"] == {"type": "json_schema", "json_schema": {
+        "name": "reply", "schema": rubric_schema(1, 5), "strict": True}}
+    assert judge.stats.as_dict() == {"calls": 1, "constrained": 1, "parse_failures": 0}
+    schema = rubric_schema(1, 5)
+    assert schema["properties"]["scores"]["required"] == list(SCORES)
+    assert schema["properties"]["scores"]["properties"]["tone"]["enum"] == [1, 2, 3, 4, 5]
+    assert rubric_schema(0, 1.5)["properties"]["scores"]["properties"]["tone"] == {
+        "type": "number", "minimum": 0, "maximum": 1.5}
+
+
+def test_without_structured_output_the_lenient_parser_reads_and_failures_are_counted(tmp_path):
+    replies = iter(["no idea", "still no json", verdict_json(2)])
+    with OllamaStubServer(reply=lambda request: next(replies)) as server:
+        judge = judge_for(tmp_path, ollama_llm(server), retries=1)
+        first = judge.judge(QUESTION, ANSWER)
+        second = judge.judge(QUESTION, ANSWER)
+        bodies = [r.body for r in server.requests_to("/api/chat")]
+    assert first.parse_failed and not second.parse_failed
+    assert judge.stats.as_dict() == {"calls": 3, "constrained": 0, "parse_failures": 2}
+    assert all(not body.get("format") for body in bodies)  # nothing constrained on this backend
+
+
+def test_a_raw_line_break_inside_the_rationale_still_parses():
+    # a real judge-b reply of SmolLM2 failed with "Invalid control character" before
+    reply = verdict_json(3).replace('"fine"', '"first line\nsecond line"')
+    assert "\n" in reply and parse_reply(reply, 1, 5)[2] == "first line\nsecond line"

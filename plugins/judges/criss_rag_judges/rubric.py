@@ -5,6 +5,11 @@ evidence the assistant was given and the answer, and replies with JSON. The repl
 score present and on the scale, every flag a yes/no); a reply that fails is asked for again
 (``retries`` times) with the reason, and if it still fails the verdict is a **parse failure**:
 no scores at all, so reports count it and never average it as a zero.
+
+With a backend that can constrain decoding (``llama-cpp``; ``openai-compatible`` with
+``json_schema``) the reply is forced into :func:`rubric_schema`'s shape token by token; the same
+parser then reads it (a reply cut short by ``max_tokens`` can still fail). ``RubricJudge.stats``
+counts the calls, the constrained ones and the parse failures.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from criss_rag.context import ComponentContext
+from criss_rag.structured import ParseStats, complete_json
 from criss_rag.text import detect_language
 from criss_rag.types import Answer, JudgeVerdict
 
@@ -62,7 +68,9 @@ def extract_json(reply: str) -> Any:
             depth -= 1
             if depth == 0:
                 try:
-                    return json.loads(text[start : i + 1])
+                    # strict=False: raw line breaks inside strings (what a grammar-constrained small
+                    # model writes in its rationale) are read, not a parse failure
+                    return json.loads(text[start : i + 1], strict=False)
                 except json.JSONDecodeError as exc:
                     raise ParseError(f"the JSON object is malformed ({exc.msg})") from None
     raise ParseError("the JSON object is not closed")
@@ -92,6 +100,29 @@ def parse_reply(reply: str, low: float, high: float) -> tuple[dict[str, float], 
     return ({k: parsed.scores[k] for k in SCORES}, {k: parsed.flags[k] for k in FLAGS}, parsed.rationale.strip())
 
 
+def rubric_schema(low: float, high: float, rationale_chars: int = 300) -> dict[str, Any]:
+    """The JSON schema of a rubric reply: every score on the scale, every flag a boolean, a short rationale.
+
+    Integer scales are written as an enum of the allowed whole numbers (grammar converters handle
+    enums everywhere; numeric ranges not always)."""
+    if float(low).is_integer() and float(high).is_integer() and high - low <= 20:
+        score: dict[str, Any] = {"type": "integer", "enum": list(range(int(low), int(high) + 1))}
+    else:
+        score = {"type": "number", "minimum": low, "maximum": high}
+    return {
+        "type": "object",
+        "properties": {
+            "scores": {"type": "object", "properties": {name: score for name in SCORES},
+                       "required": list(SCORES), "additionalProperties": False},
+            "flags": {"type": "object", "properties": {name: {"type": "boolean"} for name in FLAGS},
+                      "required": list(FLAGS), "additionalProperties": False},
+            "rationale": {"type": "string", "maxLength": rationale_chars},
+        },
+        "required": ["scores", "flags", "rationale"],
+        "additionalProperties": False,
+    }
+
+
 class RubricJudge:
     """The registrar assistant's LLM rubric: correctness, faithfulness, completeness, reasoning, citation accuracy, tone; four error flags; a rationale."""
 
@@ -112,6 +143,9 @@ class RubricJudge:
         self.params = params
         self.llm = ctx.llm(params.llm)
         self.custom = ctx.resolve_path(params.template).read_text(encoding="utf-8") if params.template else None
+        self.schema = rubric_schema(params.scale_min, params.scale_max)
+        #: replies asked for, how many were constrained to the schema, how many did not parse
+        self.stats = ParseStats()
 
     def prompt(self, question: Mapping[str, Any], answer: Answer) -> str:
         p = self.params
@@ -137,13 +171,16 @@ class RubricJudge:
         error = ""
         reply = ""
         for attempt in range(1, self.params.retries + 2):
-            reply = str(self.llm.complete(ask).text)
+            answered = complete_json(self.llm, ask, self.schema)
+            reply = answered.text
             try:
                 scores, flags, rationale = parse_reply(reply, self.params.scale_min, self.params.scale_max)
             except ParseError as exc:
+                self.stats.record(constrained=answered.constrained, parsed=False)
                 error = str(exc)
                 ask = (f"{prompt}\n\nYour previous reply could not be used ({error}). Reply again with only "
                        "the JSON object, in exactly the shape shown above.")
                 continue
+            self.stats.record(constrained=answered.constrained, parsed=True)
             return JudgeVerdict(scores=scores, flags=flags, rationale=rationale, attempts=attempt)
         return JudgeVerdict(parse_failed=True, error=error, attempts=self.params.retries + 1, raw=reply[:500])

@@ -8,7 +8,7 @@ every pipeline without these components) do not pay for it. The clients live in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
@@ -112,6 +112,12 @@ class OpenAICompatibleParams(BaseModel):
     max_retries: int = Field(2, ge=0, description=_RETRIES)
     stream_usage: bool = Field(False, description="ask for token usage on the last streamed chunk "
                                                   "(`stream_options.include_usage`; vLLM and LM Studio support it)")
+    structured_output: Literal["off", "json_schema", "json_object"] = Field(
+        "off", description="how the server is asked to constrain a reply to a JSON schema when a component wants "
+                           "one (judges, llm-keywords, the llm reranker): `json_schema` sends OpenAI's "
+                           "`response_format: {type: json_schema, ...}` (vLLM, llama.cpp's llama-server, LM Studio); "
+                           "`json_object` sends `{type: json_object, schema: ...}` (llama-cpp-python's "
+                           "llama_cpp.server); `off`: never (the components parse free text leniently)")
 
     @field_validator("api_base")
     @classmethod
@@ -130,6 +136,7 @@ def openai_compatible_llm(params: OpenAICompatibleParams, ctx: ComponentContext)
                             temperature=params.temperature, max_tokens=params.max_tokens, timeout=params.timeout,
                             max_retries=params.max_retries,
                             additional_kwargs=dict(STREAM_USAGE) if params.stream_usage else {})
+    llm._structured = params.structured_output
     llm._endpoint = Endpoint(where=_where(ctx, "openai-compatible", params.model), url=params.api_base,
                              model=params.model, timeout=params.timeout, max_retries=params.max_retries,
                              key_env=env_var_of(ctx, "api_key"), has_key=key is not None, secret=key)

@@ -11,7 +11,9 @@ LlamaIndex LLM. What the subclasses add:
   (tenacity, waits of 1-20 s) that would multiply the attempts, so it is bypassed;
 - token usage, when the server reports it, is in ``response.additional_kwargs`` as
   ``prompt_tokens`` / ``completion_tokens`` / ``total_tokens`` (for streams: on the last chunks);
-- the API key is kept out of ``repr()`` and of ``model_dump()`` / ``to_dict()``.
+- the API key is kept out of ``repr()`` and of ``model_dump()`` / ``to_dict()``;
+- ``complete_constrained`` (:class:`criss_rag.structured.ConstrainedLLM`) sends a JSON schema as
+  ``response_format`` when the config's ``structured_output`` says how the server takes it.
 """
 
 from __future__ import annotations
@@ -142,7 +144,25 @@ class GuardedOpenAI(_Guarded, OpenAI):
 
 
 class GuardedOpenAILike(_Guarded, OpenAILike):
-    """LlamaIndex ``OpenAILike`` with criss_rag error messages, usage and a hidden key."""
+    """LlamaIndex ``OpenAILike`` with criss_rag error messages, usage, a hidden key and JSON-schema replies."""
 
     api_key: str | None = Field(default=None, exclude=True, repr=False, description="API key (never shown)")
     _endpoint: Endpoint | None = PrivateAttr(default=None)
+    _structured: str = PrivateAttr(default="off")  # "off", "json_schema" or "json_object" (structured_output)
+
+    @property
+    def supports_constrained(self) -> bool:
+        return self._structured != "off"
+
+    def complete_constrained(self, prompt: str, *, json_schema: dict[str, Any] | None = None,
+                             grammar: str | None = None) -> Any:
+        """A reply the server constrains to ``json_schema`` (``NotImplementedError`` when
+        ``structured_output`` is off, or for a GBNF grammar, which the OpenAI API has no field for)."""
+        if self._structured == "off" or json_schema is None or grammar is not None:
+            raise NotImplementedError("this openai-compatible LLM does not constrain replies")
+        if self._structured == "json_schema":
+            fmt: dict[str, Any] = {"type": "json_schema",
+                                   "json_schema": {"name": "reply", "schema": json_schema, "strict": True}}
+        else:
+            fmt = {"type": "json_object", "schema": json_schema}
+        return self.complete(prompt, response_format=fmt)

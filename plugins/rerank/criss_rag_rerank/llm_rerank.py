@@ -1,7 +1,14 @@
-"""The ``llm`` reranker: an LLM reads the top passages and names the relevant ones, best first."""
+"""The ``llm`` reranker: an LLM reads the top passages and names the relevant ones, best first.
+
+With a backend that can constrain decoding (``llama-cpp``; ``openai-compatible`` with
+``json_schema``) the reply is forced to ``{"relevant": [passage numbers]}``; otherwise the lenient
+:func:`parse_order` reads free text. ``LLMReranker.stats`` counts the calls, the constrained ones
+and the unparseable replies.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from typing import Any
@@ -9,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from criss_rag.context import ComponentContext
+from criss_rag.structured import ParseStats, can_constrain, complete_json
 from criss_rag.types import Hit, Query
 
 log = logging.getLogger(__name__)
@@ -36,6 +44,34 @@ _LIST_MARKER = re.compile(r"^\s*\d+[.)]\s+(?=\D*\d)")  # "1. [3] ..." in a numbe
 _BRACKETED = re.compile(r"\[(\d+)\]")
 _NUMBER = re.compile(r"\d+")
 _NONE = re.compile(r"^\W*(none|nothing|no passages?( help)?|없음|없습니다|なし|ありません|无|沒有|没有)\W*$", re.IGNORECASE)
+
+
+#: Appended to the prompt when the backend constrains the reply to JSON.
+JSON_REPLY_NOTE = '\nReply as JSON: {"relevant": [numbers, most relevant first]} ([] if none helps).'
+
+
+def order_schema(n: int) -> dict[str, Any]:
+    """``{"relevant": [distinct passage numbers 1..n]}`` (``[]``: none helps)."""
+    return {
+        "type": "object",
+        "properties": {"relevant": {"type": "array", "maxItems": n,
+                                    "items": {"type": "integer", "enum": list(range(1, n + 1))}}},
+        "required": ["relevant"],
+        "additionalProperties": False,
+    }
+
+
+def json_order(reply: str, n: int) -> list[int] | None:
+    """The order in a ``{"relevant": [...]}`` reply (repeats and numbers outside 1..n dropped), or
+    ``None`` when the reply is not that JSON."""
+    try:
+        data = json.loads(reply)
+    except ValueError:
+        return None
+    items = data.get("relevant") if isinstance(data, dict) else None
+    if not isinstance(items, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in items):
+        return None
+    return list(dict.fromkeys(x for x in items if 1 <= x <= n))
 
 
 def parse_order(reply: str, n: int) -> list[int] | None:
@@ -94,6 +130,8 @@ class LLMReranker:
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
         self.llm: Any = ctx.llm(params.llm)
+        #: replies asked for, how many were constrained to JSON, how many could not be parsed
+        self.stats = ParseStats()
 
     def render_prompt(self, query: Query, hits: list[Hit]) -> str:
         limit = self.params.max_chars_per_passage
@@ -111,8 +149,15 @@ class LLMReranker:
         if not hits:
             return hits
         reviewed, rest = hits[: self.params.candidates], hits[self.params.candidates :]
-        reply = str(self.llm.complete(self.render_prompt(query, reviewed)).text)
-        order = parse_order(reply, len(reviewed))
+        prompt = self.render_prompt(query, reviewed)
+        if can_constrain(self.llm):
+            prompt += JSON_REPLY_NOTE
+        answered = complete_json(self.llm, prompt, order_schema(len(reviewed)))
+        reply = answered.text
+        order = json_order(reply, len(reviewed))
+        if order is None:
+            order = parse_order(reply, len(reviewed))
+        self.stats.record(constrained=answered.constrained, parsed=order is not None)
         if order is None:
             log.warning("llm reranker: could not find passage numbers in the LLM's reply %r; keeping the "
                         "original order of %d candidates", reply[:200], len(reviewed))
