@@ -19,8 +19,9 @@ from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError
 from criss_rag.index_store import Manifest
 from criss_rag.indexing import DOCSTORE, ingest, open_index
 from criss_rag.pipeline import Pipeline
+from criss_rag.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.source_titles import source_titles
-from criss_rag.grounding import SentenceGate, answer_policies, apply_policy, off_topic, ungrounded
+from criss_rag.grounding import GroundingPolicy, SentenceGate, apply_policy, off_topic, ungrounded
 from criss_rag.support import LexicalSupport, unchecked_sentences
 from criss_rag.text import detect_language
 from criss_rag.thinking import ThinkSplitter, split_thinking
@@ -497,6 +498,20 @@ def _plain(value: Any) -> bool:
     if isinstance(value, list | tuple):
         return all(isinstance(v, str | int | float | bool) for v in value)
     return value is None or isinstance(value, str | int | float | bool)
+
+
+def answer_policies(pipeline: Pipeline) -> tuple[GroundingPolicy, RelevanceCheck | None]:
+    """The generator stage's policies, from its engine keys (validated when the config loaded)."""
+    cc = pipeline.config.one("generator")
+    options = cc.options if cc is not None else {}
+    grounding = GroundingPolicy(citations=options.get("citations", "require"),
+                                unsupported=options.get("unsupported", "drop"))
+    if not options.get("relevance"):
+        return grounding, None
+    policy = RelevancePolicy.model_validate(options["relevance"])
+    if policy.analyzer is None:
+        return grounding, RelevanceCheck(policy)
+    return grounding, RelevanceCheck(policy, pipeline.analyzer(policy.analyzer, requested_by="generator").analyze)
 
 
 def _refused(query: Query, refusal: Refusal, trace: Trace, generator: str = "",

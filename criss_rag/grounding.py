@@ -24,17 +24,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.support import answer_pieces, answer_sentences
 from criss_rag.text import detect_language
 from criss_rag.types import Refusal, RelevanceVerdict, SentenceSupport
-
-if TYPE_CHECKING:
-    from criss_rag.pipeline import Pipeline
 
 #: Shown instead of an answer none of whose sentences the evidence supports (or, with
 #: ``unsupported: withhold``, one with an unsupported sentence).
@@ -140,20 +136,6 @@ def _with_marker(sentence: str, number: int) -> str:
 def _tidy(text: str) -> str:
     lines = [" ".join(line.split()) for line in text.split("\n")]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
-
-
-def answer_policies(pipeline: Pipeline) -> tuple[GroundingPolicy, RelevanceCheck | None]:
-    """The generator stage's policies, from its engine keys (validated when the config loaded)."""
-    cc = pipeline.config.one("generator")
-    options = cc.options if cc is not None else {}
-    grounding = GroundingPolicy(citations=options.get("citations", "require"),
-                                unsupported=options.get("unsupported", "drop"))
-    if not options.get("relevance"):
-        return grounding, None
-    policy = RelevancePolicy.model_validate(options["relevance"])
-    if policy.analyzer is None:
-        return grounding, RelevanceCheck(policy)
-    return grounding, RelevanceCheck(policy, pipeline.analyzer(policy.analyzer, requested_by="generator").analyze)
 
 
 def ungrounded(question: str, model: str, verdicts: Sequence[SentenceSupport], grounded: Grounded,

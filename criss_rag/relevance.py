@@ -15,7 +15,9 @@ stopwords, filler words and the generic cancer words every passage shares) must 
   them), or when it is in the title or section of a cited passage (which names the cancer and
   the topic the sentences leave implicit).
 
-The verdict is relevant when the covered share reaches ``min_coverage``. It is configured with
+The verdict is relevant when the covered share reaches ``min_coverage`` (one value, or one per
+question language). When no evidence is in the question's language the words cannot be compared,
+and the verdict says it was not checked. It is configured with
 the engine key ``relevance`` of the generator stage (see :class:`RelevancePolicy`).
 """
 
@@ -25,11 +27,14 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from criss_rag.support import basic_terms
 from criss_rag.text import HAN, HANGUL, detect_language, split_sentences
 from criss_rag.types import Context, Evidence, RelevanceVerdict, SentenceSupport
+
+Language = Literal["en", "ko", "ja", "zh"]
+LANGUAGES = ("en", "ko", "ja", "zh")
 
 #: Words of a question that name no topic (besides the analyzer's stopwords), and the generic words
 #: for cancer that every passage of a cancer corpus shares. Compared after the analyzer.
@@ -54,8 +59,9 @@ class RelevancePolicy(BaseModel):
     """The ``relevance`` engine key of the generator stage (null: no relevance verdict)."""
 
     model_config = ConfigDict(extra="forbid")
-    min_coverage: float = Field(0.5, ge=0, le=1, description="share of the question's content words the answer "
-                                                             "(before generation: the evidence) must cover")
+    min_coverage: float | dict[Language, float] = Field(
+        0.5, description="share of the question's content words the answer (before generation: the evidence) must "
+                         "cover; one value, or one per question language (en, ko, ja, zh all named)")
     before_generation: bool = Field(True, description="also check the evidence before the generator runs: a "
                                                       "question it cannot cover is refused without calling the model")
     max_sentences: int = Field(3, ge=1, description="how many evidence sentences the check before generation may use")
@@ -66,6 +72,22 @@ class RelevancePolicy(BaseModel):
                                                          "kiwi, mecab, auto); null: the engine's built-in terms")
     ignore: list[str] = Field(default_factory=lambda: list(FILLER_WORDS),
                               description="words that never need covering (question filler, the generic cancer words)")
+
+
+    @field_validator("min_coverage")
+    @classmethod
+    def _every_language(cls, value: float | dict[str, float]) -> float | dict[str, float]:
+        if isinstance(value, dict) and set(value) != set(LANGUAGES):
+            raise ValueError(f"a per-language min_coverage names {', '.join(LANGUAGES)} (missing: "
+                             f"{', '.join(sorted(set(LANGUAGES) - set(value)))})")
+        for share in (value.values() if isinstance(value, dict) else [value]):
+            if not 0 <= share <= 1:
+                raise ValueError(f"min_coverage is a share between 0 and 1, got {share}")
+        return value
+
+    def threshold(self, language: str) -> float:
+        return self.min_coverage.get(language, self.min_coverage["en"]) if isinstance(self.min_coverage, dict) \
+            else self.min_coverage
 
 
 class RelevanceCheck:
@@ -93,8 +115,20 @@ class RelevanceCheck:
         meta = evidence.hit.metadata
         return set(self.analyze(" ".join(str(meta.get(f) or "") for f in _META_FIELDS)))
 
+    def not_checked(self, question: str, context: Context, checked: str) -> RelevanceVerdict | None:
+        """The verdict when no evidence is in the question's language (a Korean question over an
+        English corpus): words cannot be compared across languages, so the check says so and passes
+        (the refusal policy's ``cross_lingual_min_score`` judges such questions). Else None."""
+        language = detect_language(question)
+        if not context.evidence or any(detect_language(e.text) == language for e in context.evidence):
+            return None
+        return RelevanceVerdict(relevant=True, score=1.0, threshold=self.policy.threshold(language),
+                                checked=f"{checked}: not checked (the question is {language}, no evidence is)")
+
     def before(self, question: str, context: Context) -> RelevanceVerdict:
         """Can the numbered evidence cover the question? (titles + the best few sentences)"""
+        if (skipped := self.not_checked(question, context, "evidence")) is not None:
+            return skipped
         words = self.question_words(question)
         wanted = set().union(*(terms for _, terms in words))
         covered: set[str] = set()
@@ -106,11 +140,13 @@ class RelevanceCheck:
             if not gains or max(gains) == 0:
                 break
             covered |= sentences[gains.index(max(gains))]
-        return self._verdict(words, covered, "evidence")
+        return self._verdict(question, words, covered, "evidence")
 
     def after(self, question: str, sentences: Sequence[SentenceSupport], context: Context) -> RelevanceVerdict:
         """Does the shown answer cover the question? (said by a sentence and in its evidence, or in a
         cited passage's title/section)"""
+        if (skipped := self.not_checked(question, context, "answer")) is not None:
+            return skipped
         words = self.question_words(question)
         covered: set[str] = set()
         for sentence in sentences:
@@ -123,15 +159,17 @@ class RelevanceCheck:
                 if evidence is not None:
                     meta = self._meta_terms(evidence)
                     covered |= meta | (said & (set(self.analyze(evidence.text)) | meta))
-        return self._verdict(words, covered, "answer")
+        return self._verdict(question, words, covered, "answer")
 
-    def _verdict(self, words: list[tuple[str, set[str]]], covered: set[str], checked: str) -> RelevanceVerdict:
+    def _verdict(self, question: str, words: list[tuple[str, set[str]]], covered: set[str],
+                 checked: str) -> RelevanceVerdict:
         # a word is covered when at least half of its terms are (a Korean word's bigrams, a kanji run's)
         hit = [w for w, terms in words if len(terms & covered) * 2 >= len(terms)]
         missing = [w for w, terms in words if len(terms & covered) * 2 < len(terms)]
         score = len(hit) / len(words) if words else 1.0
-        return RelevanceVerdict(relevant=score >= self.policy.min_coverage, score=round(score, 4), covered=hit,
-                                missing=missing, checked=checked, threshold=self.policy.min_coverage)
+        threshold = self.policy.threshold(detect_language(question))
+        return RelevanceVerdict(relevant=score >= threshold, score=round(score, 4), covered=hit,
+                                missing=missing, checked=checked, threshold=threshold)
 
 
 def _builtin_terms(text: str) -> list[str]:

