@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ from pathlib import Path
 
 from criss_rag.embedding_cache import EmbeddingCache, embed_with_cache
 from criss_rag.testing import CountingEmbedding
+from test_incremental_ingest import _cached_vectors
 
 KILLABLE = """\
 import sys
@@ -33,16 +33,6 @@ generator: {name: fake-echo}
 """
 
 
-def _rows(path: Path) -> int:
-    if not path.exists():
-        return 0
-    try:
-        with sqlite3.connect(path, timeout=0.1) as db:
-            return db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
-    except sqlite3.Error:
-        return 0
-
-
 def test_a_kill_during_the_embedding_of_a_small_corpus_keeps_the_finished_steps(tmp_path):
     # 60 chunks: with steps of 8 model batches (80 texts) they were one step, committed only at its end
     docs = [{"doc_id": f"d{i}", "title": f"T{i}", "text": f"Document {i} is about screening test w{i}."} for i in range(60)]
@@ -55,14 +45,14 @@ def test_a_kill_during_the_embedding_of_a_small_corpus_keeps_the_finished_steps(
     deadline = time.monotonic() + 120
     seen = 0
     while time.monotonic() < deadline and proc.poll() is None:
-        seen = _rows(cache)
+        seen = _cached_vectors(cache)
         if 0 < seen < 60:
             break  # some steps are committed, the embedding is not done
         time.sleep(0.05)
     assert proc.poll() is None, f"the ingest ended with {seen} vectors committed before it: {proc.communicate()}"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert 0 < _rows(cache) < 60
+    assert 0 < _cached_vectors(cache) < 60
 
 
 def test_steps_start_at_one_model_batch_and_grow_to_the_time_target(tmp_path):
@@ -85,5 +75,5 @@ def test_steps_start_at_one_model_batch_and_grow_to_the_time_target(tmp_path):
     assert steps[0] == 10  # one model batch first: committed within a fraction of a second
     assert max(steps) == 40  # 2 s at 0.05 s per text, in whole model batches, under batch_size
     assert sum(steps) == 500
-    assert _rows(tmp_path / "e.sqlite") == 500
+    assert _cached_vectors(tmp_path / "e.sqlite") == 500
     cache.close()
