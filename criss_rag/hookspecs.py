@@ -6,7 +6,9 @@ engine calls the components directly through the typed protocols in :mod:`criss_
 
 A factory is a class (or callable) taking ``(params, ctx)``: ``params`` is an instance of the
 factory's ``Params`` pydantic model (validated from YAML, unknown keys rejected) and ``ctx`` is a
-:class:`criss_rag.context.ComponentContext`. A factory without ``Params`` takes no options.
+:class:`criss_rag.context.ComponentContext`. A factory without ``Params`` takes no options. A
+plugin may register a ``"module:attribute"`` reference instead of the factory itself: it is
+imported the first time a pipeline uses the component, so that loading the plugin stays cheap.
 
 Example plugin module (registered under the entry-point group ``criss_rag``)::
 
@@ -14,7 +16,7 @@ Example plugin module (registered under the entry-point group ``criss_rag``)::
 
     @hookimpl
     def register_retrievers(register):
-        register("my-search", MySearchRetriever)
+        register("my-search", "my_plugin.retriever:MySearchRetriever")
 
 ``docs/plugin-hooks.md`` documents each hook with its exact signature; a test keeps it in sync.
 """

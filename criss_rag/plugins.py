@@ -3,6 +3,8 @@
 Plugins are found through the entry-point group ``criss_rag``; the bundled plugins in ``plugins/``
 are ordinary distributions found the same way. Loading fails soft: a plugin that raises on import
 or while registering is reported by name and skipped, unless ``CRISS_RAG_STRICT_PLUGINS=1``.
+Components registered by ``"module:attribute"`` reference are imported on first use (in strict
+mode, at load, so that a broken one fails loudly).
 ``CRISS_RAG_LOAD_PLUGINS=a,b`` loads only the named plugins.
 """
 
@@ -145,14 +147,14 @@ class PluginHost:
     def _register_components(self, name: str, dist: str, version: str) -> None:
         plugin = self.pm.get_plugin(name)
         info = PluginInfo(name=name, version=version, distribution=dist)
-        staged: list[tuple[str, str, Callable[..., Any]]] = []
+        staged: list[tuple[str, str, Callable[..., Any] | str]] = []
         for kind, hook_name in KINDS.items():
             for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
                 if impl.plugin is not plugin:
                     continue
                 info.hooks.append(hook_name)
 
-                def register(comp_name: str, factory: Callable[..., Any], kind: str = kind) -> None:
+                def register(comp_name: str, factory: Callable[..., Any] | str, kind: str = kind) -> None:
                     staged.append((kind, comp_name, factory))
 
                 before = len(staged)
@@ -182,6 +184,8 @@ class PluginHost:
         for kind, comp_name, factory in staged:
             try:
                 self.registry.add(kind, comp_name, factory, plugin=name)
+                if self.strict:  # a reference that cannot be imported is a plugin failure: find it now
+                    self.registry.get(kind, comp_name).factory
             except PluginError as exc:
                 self._fail(name, "conflict" if "twice" in str(exc) else "register", str(exc))
                 continue

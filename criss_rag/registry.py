@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -42,19 +43,69 @@ class NoParams(BaseModel):
 
 
 class Register(Protocol):
-    """The callable a registration hook receives."""
+    """The callable a registration hook receives.
 
-    def __call__(self, name: str, factory: Callable[..., Any]) -> None: ...
+    ``factory`` is the component class (or any callable taking ``(params, ctx)``), or a reference
+    ``"module:attribute"`` to one, imported the first time the component is used: a plugin whose
+    components import heavy libraries registers references, so that loading the plugin (every
+    ``criss-rag`` command, ``--help`` included) stays cheap.
+    """
+
+    def __call__(self, name: str, factory: Callable[..., Any] | str) -> None: ...
+
+
+def check_factory(kind: str, name: str, factory: Any, plugin: str) -> None:
+    """What the registry demands of a factory: callable, with a pydantic ``Params`` that forbids extra keys."""
+    if not callable(factory):
+        raise PluginError(f"plugin {plugin!r}: {kind} {name!r} factory is not callable")
+    params = getattr(factory, "Params", NoParams)
+    if not (isinstance(params, type) and issubclass(params, BaseModel)):
+        raise PluginError(f"plugin {plugin!r}: {kind} {name!r}.Params must be a pydantic model")
+    if params.model_config.get("extra") != "forbid":
+        raise PluginError(
+            f"plugin {plugin!r}: {kind} {name!r}.Params must set "
+            "model_config = ConfigDict(extra='forbid') so unknown YAML keys are rejected"
+        )
+
+
+def resolve_reference(kind: str, name: str, reference: str, plugin: str) -> Callable[..., Any]:
+    """Import the ``"module:attribute"`` a plugin registered, with an error that names who and what."""
+    module_name, _, attribute = reference.partition(":")
+    try:
+        target: Any = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            target = getattr(target, part)
+    except Exception as exc:
+        raise PluginError(
+            f"plugin {plugin!r}: {kind} {name!r} is registered as {reference!r}, which cannot be "
+            f"imported ({type(exc).__name__}: {exc}). Reinstall the plugin's distribution, or load "
+            "only the plugins you want with CRISS_RAG_LOAD_PLUGINS=name1,name2"
+        ) from None
+    check_factory(kind, name, target, plugin)
+    return target
 
 
 @dataclass(frozen=True)
 class ComponentSpec:
-    """A registered component: its kind, name, factory and the plugin that registered it."""
+    """A registered component: its kind, name, factory and the plugin that registered it.
+
+    ``target`` is what the plugin registered: the factory, or its ``"module:attribute"``
+    reference; ``factory`` imports a reference on first use.
+    """
 
     kind: str
     name: str
-    factory: Callable[..., Any]
+    target: Callable[..., Any] | str
     plugin: str
+    _resolved: list = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def factory(self) -> Callable[..., Any]:
+        if not isinstance(self.target, str):
+            return self.target
+        if not self._resolved:
+            self._resolved.append(resolve_reference(self.kind, self.name, self.target, self.plugin))
+        return self._resolved[0]
 
     @property
     def params_model(self) -> type[BaseModel]:
@@ -75,21 +126,20 @@ class Registry:
         # names two plugins both claimed: usable by neither, so nothing is picked silently
         self._conflicts: dict[tuple[str, str], str] = {}
 
-    def add(self, kind: str, name: str, factory: Callable[..., Any], plugin: str) -> None:
+    def add(self, kind: str, name: str, factory: Callable[..., Any] | str, plugin: str) -> None:
         if kind not in self._specs:
             raise PluginError(f"plugin {plugin!r}: unknown component kind {kind!r}")
         if not isinstance(name, str) or not name or name != name.strip():
             raise PluginError(f"plugin {plugin!r} registered a {kind} with an invalid name {name!r}")
-        if not callable(factory):
-            raise PluginError(f"plugin {plugin!r}: {kind} {name!r} factory is not callable")
-        params = getattr(factory, "Params", NoParams)
-        if not (isinstance(params, type) and issubclass(params, BaseModel)):
-            raise PluginError(f"plugin {plugin!r}: {kind} {name!r}.Params must be a pydantic model")
-        if params.model_config.get("extra") != "forbid":
-            raise PluginError(
-                f"plugin {plugin!r}: {kind} {name!r}.Params must set "
-                "model_config = ConfigDict(extra='forbid') so unknown YAML keys are rejected"
-            )
+        if isinstance(factory, str):
+            module_name, colon, attribute = factory.partition(":")
+            if not (colon and module_name and attribute):
+                raise PluginError(
+                    f"plugin {plugin!r}: {kind} {name!r} is registered as {factory!r}; a reference "
+                    "must read 'module:attribute', e.g. 'my_plugin.retriever:MyRetriever'"
+                )
+        else:
+            check_factory(kind, name, factory, plugin)
         existing = self._specs[kind].pop(name, None)
         if existing is not None or (kind, name) in self._conflicts:
             first = existing.plugin if existing else self._conflicts[(kind, name)]

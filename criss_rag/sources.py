@@ -10,12 +10,14 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from llama_index.core.schema import Document
 from pydantic import BaseModel, Field
 
 from criss_rag.errors import DataError
+
+if TYPE_CHECKING:  # LlamaIndex is imported by make_document: readers such as read_jsonl do not need it
+    from llama_index.core.schema import Document
 
 
 INDEX_FIELDS_HELP = "metadata indexed with the text (embedded and matched by lexical retrievers)"
@@ -166,6 +168,8 @@ def make_document(doc_id: str, text: str, metadata: dict[str, Any], index_fields
     """A Document whose indexed text is the listed metadata fields plus the text; ``doc_id`` is
     kept in the metadata so every chunk and citation can name its source."""
     metadata = {**metadata, "doc_id": doc_id}
+    from llama_index.core.schema import Document
+
     doc = Document(id_=doc_id, text=text, metadata=metadata)
     doc.excluded_embed_metadata_keys = [key for key in metadata if key not in index_fields]
     doc.excluded_llm_metadata_keys = list(metadata)

@@ -29,10 +29,11 @@ sys.stderr.write("\\nIMPORTED=" + json.dumps(sorted(m for m in json.loads(sys.ar
 """
 
 
-def run_cli(*args: str) -> tuple[subprocess.CompletedProcess, set[str]]:
-    """``criss-rag ARGS`` in a fresh interpreter; returns the result and which HEAVY modules it imported."""
+def run_cli(*args: str, watch: list[str] = HEAVY) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """``criss-rag ARGS`` in a fresh interpreter; returns the result and which of the modules
+    ``watch`` names (HEAVY by default) it imported."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CRISS_RAG_LOAD")}
-    result = subprocess.run([sys.executable, "-c", PROBE.replace("sys.argv[0]", repr(json.dumps(HEAVY))), *args],
+    result = subprocess.run([sys.executable, "-c", PROBE.replace("sys.argv[0]", repr(json.dumps(watch))), *args],
                             capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
     marker = [line for line in result.stderr.splitlines() if line.startswith("IMPORTED=")]
     assert marker, result.stderr[-2000:]
@@ -52,6 +53,19 @@ context: {{name: numbered, max_evidence: 3}}
 generator: {{name: extractive}}
 """, encoding="utf-8")
     return config
+
+
+def test_help_loads_every_plugin_but_not_llama_index_nor_a_component_module(monkeypatch):
+    """Every command loads every plugin: the bundled ones register "module:Class" references, so
+    `criss-rag --help` imports neither LlamaIndex nor the modules that hold the components (strict
+    mode, which imports every reference at load to find broken ones, is off as for users)."""
+    monkeypatch.setenv("CRISS_RAG_STRICT_PLUGINS", "0")
+    components = ["criss_rag_bm25.retriever", "criss_rag_faiss.retriever", "criss_rag_basic.extractive",
+                  "criss_rag_generate.generator", "criss_rag_llamacpp.components", "criss_rag_pii.redact"]
+    result, imported = run_cli("--help", watch=["llama_index", "llama_index.core", *components, *HEAVY])
+    assert result.returncode == 0, result.stderr
+    assert "serve" in result.stdout and "crawl" in result.stdout  # the plugins' commands are there
+    assert imported == set()
 
 
 def test_listing_plugins_imports_no_heavy_library():

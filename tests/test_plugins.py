@@ -93,6 +93,40 @@ def test_params_must_forbid_unknown_keys():
     assert "extra='forbid'" in host.failures[0].error
 
 
+class _References:
+    """Registers by "module:attribute" reference: a good one, one whose module is missing."""
+
+    @hookimpl
+    def register_generators(self, register):
+        register("by-reference", "criss_rag.testing:EchoGenerator")
+        register("missing", "criss_rag_no_such_module.generator:Gen")
+
+
+def test_a_reference_is_imported_on_first_use_and_names_its_plugin_when_it_cannot_be():
+    host = plugin_host({"refs": _References()}, strict=False)
+    assert host.plugins["refs"].components == {"generator": ["by-reference", "missing"]}
+    assert host.registry.get("generator", "by-reference").factory is EchoGenerator
+    with pytest.raises(PluginError, match=r"plugin 'refs': generator 'missing' is registered as "
+                                          r"'criss_rag_no_such_module.generator:Gen', which cannot be imported "
+                                          r"\(ModuleNotFoundError"):
+        host.registry.get("generator", "missing").factory
+
+
+def test_a_reference_that_cannot_be_imported_is_fatal_at_load_in_strict_mode():
+    with pytest.raises(PluginError, match="(?s)plugin 'refs' failed at register.*generator 'missing'.*strict mode"):
+        plugin_host({"refs": _References()}, strict=True)
+
+
+def test_a_reference_must_read_module_colon_attribute():
+    class Bad:
+        @hookimpl
+        def register_generators(self, register):
+            register("bad", "criss_rag.testing.EchoGenerator")
+
+    host = plugin_host({"bad": Bad()}, strict=False)
+    assert "must read 'module:attribute'" in host.failures[0].error
+
+
 def test_only_list_loads_named_plugins_and_reports_missing_ones():
     host = PluginHost(strict=False, only={"fake", "nope"}, use_entry_points=False,
                       extra_plugins={"fake": fake_plugin, "dup": _Duplicate()})

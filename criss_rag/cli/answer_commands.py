@@ -12,13 +12,15 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from criss_rag.cli.render import render_answer, render_sources
 from criss_rag.errors import CrissRagError
-from criss_rag.types import Answer, AnswerEvent, ErrorEvent, ProgressEvent, StreamEvent, ThinkingEvent, TokenEvent
+
+if TYPE_CHECKING:  # criss_rag.types imports LlamaIndex: `criss-rag --help` does not need it
+    from criss_rag.types import Answer, StreamEvent
 
 
 def echo_stream(events: Iterable[StreamEvent], echo: Callable[..., Any] = click.echo) -> Answer:
@@ -27,6 +29,8 @@ def echo_stream(events: Iterable[StreamEvent], echo: Callable[..., Any] = click.
     streamed text (a sentence dropped, a marker added), the checked answer follows.
 
     Returns the final answer; an error event raises its :class:`CrissRagError` (the CLI prints it)."""
+    from criss_rag.types import AnswerEvent, ErrorEvent, ProgressEvent, ThinkingEvent, TokenEvent
+
     streamed = False
     pieces: list[str] = []
     for event in events:

@@ -14,9 +14,7 @@ from criss_rag.cli.context import corpus_overrides, host_from
 from criss_rag.cli.context import pipeline_from as _pipeline
 from criss_rag.cli.experiment_commands import add_experiment_commands
 from criss_rag.cli.render import render_answer, render_plan, render_plugins, render_trace
-from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError
-from criss_rag.indexing import ingest as run_ingest
 
 CONFIG = click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
 EXECUTOR = click.option("--executor", default="local", show_default=True, metavar="NAME",
@@ -40,6 +38,7 @@ def ingest(ctx: click.Context, config: Path, overrides: tuple[str, ...], force: 
     """Load, chunk and index the corpus the CONFIG names; a changed corpus updates only what
     changed (atomic: a crash keeps the old index)."""
     from criss_rag.executors import open_executor
+    from criss_rag.indexing import ingest as run_ingest
 
     pipeline = _pipeline(ctx, config, overrides, progress=True)
     runner = open_executor(pipeline, executor, executor_settings)
@@ -72,6 +71,8 @@ def _parse_filters(items: tuple[str, ...]) -> dict[str, Any]:
 def ask(ctx: click.Context, config: Path, question: str, overrides: tuple[str, ...], as_json: bool,
         filters: tuple[str, ...], show_trace: bool, stream: bool) -> None:
     """Answer QUESTION with citations (or a refusal with its reason)."""
+    from criss_rag.engine import Engine
+
     engine = Engine.open(_pipeline(ctx, config, overrides))
     if stream and not as_json:
         from criss_rag.cli.answer_commands import echo_stream
@@ -101,6 +102,8 @@ def chat(ctx: click.Context, config: Path, overrides: tuple[str, ...], session_f
     """Converse (type `exit` or Ctrl-D to leave): follow-ups are condensed into standalone questions,
     answers stream with citations, and --session keeps the conversation."""
     from criss_rag.cli.answer_commands import run_chat
+
+    from criss_rag.engine import Engine
 
     run_chat(Engine.open(_pipeline(ctx, config, overrides)), session_file, _parse_filters(filters))
 
@@ -183,6 +186,9 @@ def explain(ctx: click.Context, config: Path, overrides: tuple[str, ...]) -> Non
 @click.pass_context
 def demo(ctx: click.Context, config: Path | None) -> None:
     """Ingest the bundled example corpus and answer the sample questions, offline."""
+    from criss_rag.engine import Engine
+    from criss_rag.indexing import ingest as run_ingest
+
     examples = Path(__file__).resolve().parents[2] / "examples"
     config = config or examples / "default.yaml"
     questions_file = config.parent / "demo_questions.txt"
@@ -218,6 +224,7 @@ def eval_retrieval(ctx: click.Context, config: Path, questions: Path, corpus: Pa
     """Run retrieval only for each question; print recall@K, MRR@10 and hit@1 as the last line."""
     from tqdm import tqdm
 
+    from criss_rag.engine import Engine
     from criss_rag.evaluation.retrieval import evaluate_question, read_questions, summarise
 
     overrides = overrides + corpus_overrides(ctx, config, corpus, loader)

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from criss_rag.errors import ConfigError
-from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
+
+if TYPE_CHECKING:  # the pipeline imports LlamaIndex: loaded by the commands that build one
+    from criss_rag.pipeline import Pipeline
 
 
 def host_from(ctx: click.Context) -> PluginHost:
@@ -25,6 +28,8 @@ def host_from(ctx: click.Context) -> PluginHost:
 
 def pipeline_from(ctx: click.Context, config: Path, overrides: tuple[str, ...], progress: bool = False) -> Pipeline:
     """The pipeline of CONFIG with the command's ``--set`` overrides, on the command's plugin host."""
+    from criss_rag.pipeline import Pipeline
+
     return Pipeline.from_file(config, host_from(ctx), overrides, show_progress=progress)
 
 

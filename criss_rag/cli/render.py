@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
 import yaml
 
 from criss_rag.plugins import PluginHost, PluginInfo
-from criss_rag.types import Answer
+
+if TYPE_CHECKING:
+    from criss_rag.types import Answer
 
 
 def render_answer(answer: Answer, *, width: int = 100) -> str:

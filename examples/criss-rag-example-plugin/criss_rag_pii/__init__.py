@@ -7,7 +7,16 @@ text before it reaches the context and the answer.
 """
 
 from criss_rag_pii.patterns import KINDS, Redaction, Redactor
-from criss_rag_pii.redact import SIGNAL, PiiRedact
 
 __version__ = "0.1.0"
 __all__ = ["KINDS", "SIGNAL", "PiiRedact", "Redaction", "Redactor", "__version__"]
+
+
+def __getattr__(name: str):
+    # the filter module imports LlamaIndex: it is imported when first asked for, not whenever
+    # criss_rag loads the plugin (every command does)
+    if name in {"PiiRedact", "SIGNAL"}:
+        from criss_rag_pii import redact
+
+        return getattr(redact, name)
+    raise AttributeError(f"module 'criss_rag_pii' has no attribute {name!r}")

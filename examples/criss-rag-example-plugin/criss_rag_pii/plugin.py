@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from criss_rag import hookimpl
 
-from criss_rag_pii.redact import PiiRedact
-
-
 @hookimpl
 def register_filters(register):
-    register("pii-redact", PiiRedact)
+    register("pii-redact", "criss_rag_pii.redact:PiiRedact")

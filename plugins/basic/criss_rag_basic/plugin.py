@@ -4,87 +4,73 @@ from __future__ import annotations
 
 from criss_rag import hookimpl
 
-from criss_rag_basic.analyzers import EnglishAnalyzer, StandardAnalyzer
-from criss_rag_basic.auto_analyzer import AutoAnalyzer
-from criss_rag_basic.answering import EvidenceThreshold, NumberedContext
-from criss_rag_basic.chunkers import SectionChunker, WholeDocumentChunker
-from criss_rag_basic.extractive import ExtractiveGenerator
-from criss_rag_basic.loaders import CsvLoader, JsonlLoader, NccJsonLoader
-from criss_rag_basic.medquad import MedQuadXmlLoader
-from criss_rag_basic.metrics import AnswerBasics
-from criss_rag_basic.ranking import MetadataFilter, ReciprocalRankFusion, Truncate
-from criss_rag_basic.concatenate import ConcatenateContext
-from criss_rag_basic.keywords import KeywordsTransform, LlmKeywordsTransform
-from criss_rag_basic.multihop import LlmJudgeHop, MissingTermsHop
-from criss_rag_basic.ranking import MetadataBoost, WeightedFusion
-
 
 @hookimpl
 def register_loaders(register):
-    register("jsonl", JsonlLoader)
-    register("csv", CsvLoader)
-    register("ncc-json", NccJsonLoader)
-    register("medquad-xml", MedQuadXmlLoader)
+    register("jsonl", "criss_rag_basic.loaders:JsonlLoader")
+    register("csv", "criss_rag_basic.loaders:CsvLoader")
+    register("ncc-json", "criss_rag_basic.loaders:NccJsonLoader")
+    register("medquad-xml", "criss_rag_basic.medquad:MedQuadXmlLoader")
 
 
 @hookimpl
 def register_chunkers(register):
-    register("whole-document", WholeDocumentChunker)
-    register("sections", SectionChunker)
+    register("whole-document", "criss_rag_basic.chunkers:WholeDocumentChunker")
+    register("sections", "criss_rag_basic.chunkers:SectionChunker")
 
 
 @hookimpl
 def register_analyzers(register):
-    register("english", EnglishAnalyzer)
-    register("standard", StandardAnalyzer)
-    register("auto", AutoAnalyzer)
+    register("english", "criss_rag_basic.analyzers:EnglishAnalyzer")
+    register("standard", "criss_rag_basic.analyzers:StandardAnalyzer")
+    register("auto", "criss_rag_basic.auto_analyzer:AutoAnalyzer")
 
 
 @hookimpl
 def register_query_transforms(register):
-    register("keywords", KeywordsTransform)
-    register("llm-keywords", LlmKeywordsTransform)
+    register("keywords", "criss_rag_basic.keywords:KeywordsTransform")
+    register("llm-keywords", "criss_rag_basic.keywords:LlmKeywordsTransform")
 
 
 @hookimpl
 def register_hop_policies(register):
-    register("missing-terms", MissingTermsHop)
-    register("llm-judge", LlmJudgeHop)
+    register("missing-terms", "criss_rag_basic.multihop:MissingTermsHop")
+    register("llm-judge", "criss_rag_basic.multihop:LlmJudgeHop")
 
 
 @hookimpl
 def register_fusions(register):
-    register("rrf", ReciprocalRankFusion)
-    register("weighted", WeightedFusion)
+    register("rrf", "criss_rag_basic.ranking:ReciprocalRankFusion")
+    register("weighted", "criss_rag_basic.ranking:WeightedFusion")
 
 
 @hookimpl
 def register_filters(register):
-    register("metadata", MetadataFilter)
+    register("metadata", "criss_rag_basic.ranking:MetadataFilter")
 
 
 @hookimpl
 def register_rerankers(register):
-    register("truncate", Truncate)
-    register("metadata-boost", MetadataBoost)
+    register("truncate", "criss_rag_basic.ranking:Truncate")
+    register("metadata-boost", "criss_rag_basic.ranking:MetadataBoost")
 
 
 @hookimpl
 def register_refusal_policies(register):
-    register("evidence-threshold", EvidenceThreshold)
+    register("evidence-threshold", "criss_rag_basic.answering:EvidenceThreshold")
 
 
 @hookimpl
 def register_context_builders(register):
-    register("numbered", NumberedContext)
-    register("concatenate", ConcatenateContext)
+    register("numbered", "criss_rag_basic.answering:NumberedContext")
+    register("concatenate", "criss_rag_basic.concatenate:ConcatenateContext")
 
 
 @hookimpl
 def register_generators(register):
-    register("extractive", ExtractiveGenerator)
+    register("extractive", "criss_rag_basic.extractive:ExtractiveGenerator")
 
 
 @hookimpl
 def register_metrics(register):
-    register("answer-basics", AnswerBasics)
+    register("answer-basics", "criss_rag_basic.metrics:AnswerBasics")

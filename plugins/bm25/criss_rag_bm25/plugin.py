@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from criss_rag import hookimpl
 
-from criss_rag_bm25.retriever import BM25
-
 
 @hookimpl
 def register_retrievers(register):
-    register("bm25", BM25)
+    register("bm25", "criss_rag_bm25.retriever:BM25")

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from criss_rag import hookimpl
 
-from criss_rag_cache.semantic import SemanticCache
-
 
 @hookimpl
 def register_caches(register):
-    register("semantic", SemanticCache)
+    register("semantic", "criss_rag_cache.semantic:SemanticCache")

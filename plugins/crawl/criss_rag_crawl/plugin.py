@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from criss_rag import hookimpl
 
-from criss_rag_crawl.loader import ReviewedUrlsLoader
-
 
 @hookimpl
 def register_loaders(register):
-    register("reviewed-urls", ReviewedUrlsLoader)
+    register("reviewed-urls", "criss_rag_crawl.loader:ReviewedUrlsLoader")
 
 
 @hookimpl

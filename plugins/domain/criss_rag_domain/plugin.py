@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from criss_rag import hookimpl
-from criss_rag_domain.cancer_boost import CancerTypeBoost
-from criss_rag_domain.cancer_filter import CancerTypeFilter
-from criss_rag_domain.intent_boost import IntentBoost
 
 
 @hookimpl
 def register_filters(register):
-    register("cancer-type", CancerTypeFilter)
+    register("cancer-type", "criss_rag_domain.cancer_filter:CancerTypeFilter")
 
 
 @hookimpl
 def register_rerankers(register):
-    register("cancer-type-boost", CancerTypeBoost)
-    register("intent-boost", IntentBoost)
+    register("cancer-type-boost", "criss_rag_domain.cancer_boost:CancerTypeBoost")
+    register("intent-boost", "criss_rag_domain.intent_boost:IntentBoost")

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from criss_rag import hookimpl
 
-from criss_rag_generate.generator import LlmGenerator
-from criss_rag_generate.verifiers import LexicalVerifier, LlmCheckVerifier
-
 
 @hookimpl
 def register_generators(register):
-    register("llm", LlmGenerator)
+    register("llm", "criss_rag_generate.generator:LlmGenerator")
 
 
 @hookimpl
 def register_verifiers(register):
-    register("lexical", LexicalVerifier)
-    register("llm-check", LlmCheckVerifier)
+    register("lexical", "criss_rag_generate.verifiers:LexicalVerifier")
+    register("llm-check", "criss_rag_generate.verifiers:LlmCheckVerifier")

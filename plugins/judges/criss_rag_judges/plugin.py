@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from criss_rag import hookimpl
 
-from criss_rag_judges.rubric import RubricJudge
-
 
 @hookimpl
 def register_judges(register):
-    register("rubric", RubricJudge)
+    register("rubric", "criss_rag_judges.rubric:RubricJudge")

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from criss_rag import hookimpl
 
-from criss_rag_ko.kiwi import KiwiAnalyzer
-
 
 @hookimpl
 def register_analyzers(register):
-    register("kiwi", KiwiAnalyzer)
+    register("kiwi", "criss_rag_ko.kiwi:KiwiAnalyzer")

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 from criss_rag import hookimpl
 
-from criss_rag_manuals.chunker import ManualStructureChunker
-from criss_rag_manuals.loaders import HtmlManualLoader, ManualsLoader, MarkdownManualLoader, PdfManualLoader
-
 
 @hookimpl
 def register_loaders(register):
-    register("manual-pdf", PdfManualLoader)
-    register("manual-html", HtmlManualLoader)
-    register("manual-markdown", MarkdownManualLoader)
-    register("manuals", ManualsLoader)
+    register("manual-pdf", "criss_rag_manuals.loaders:PdfManualLoader")
+    register("manual-html", "criss_rag_manuals.loaders:HtmlManualLoader")
+    register("manual-markdown", "criss_rag_manuals.loaders:MarkdownManualLoader")
+    register("manuals", "criss_rag_manuals.loaders:ManualsLoader")
 
 
 @hookimpl
 def register_chunkers(register):
-    register("manual-structure", ManualStructureChunker)
+    register("manual-structure", "criss_rag_manuals.chunker:ManualStructureChunker")

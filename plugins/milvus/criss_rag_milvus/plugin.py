@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from criss_rag import hookimpl
 
-from criss_rag_milvus.retriever import MilvusDense
-
 
 @hookimpl
 def register_retrievers(register):
-    register("milvus", MilvusDense)
+    register("milvus", "criss_rag_milvus.retriever:MilvusDense")

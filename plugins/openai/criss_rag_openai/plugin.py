@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from criss_rag import hookimpl
 
-from criss_rag_openai.components import openai_compatible_llm, openai_embedding, openai_llm
-
 
 @hookimpl
 def register_llms(register):
-    register("openai", openai_llm)
-    register("openai-compatible", openai_compatible_llm)
+    register("openai", "criss_rag_openai.components:openai_llm")
+    register("openai-compatible", "criss_rag_openai.components:openai_compatible_llm")
 
 
 @hookimpl
 def register_embeddings(register):
-    register("openai", openai_embedding)
+    register("openai", "criss_rag_openai.components:openai_embedding")

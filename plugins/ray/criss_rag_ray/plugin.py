@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from criss_rag import hookimpl
 
-from criss_rag_ray.executor import RayExecutor
-
 
 @hookimpl
 def register_executors(register):
-    register("ray", RayExecutor)
+    register("ray", "criss_rag_ray.executor:RayExecutor")

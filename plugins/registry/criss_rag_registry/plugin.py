@@ -4,37 +4,31 @@ from __future__ import annotations
 
 from criss_rag import hookimpl
 
-from criss_rag_registry.codes import CodeCoverage, RegistryCodesAnalyzer, RegistryCodesTransform
-from criss_rag_registry.diagnosis_year import DiagnosisYearFilter, DiagnosisYearTransform
-from criss_rag_registry.loader import RegistryJsonlLoader
-from criss_rag_registry.recency import EditionRecency
-from criss_rag_registry.staging import StagingVersionFilter, StagingVersionTransform
-
 
 @hookimpl
 def register_loaders(register):
-    register("registry-jsonl", RegistryJsonlLoader)
+    register("registry-jsonl", "criss_rag_registry.loader:RegistryJsonlLoader")
 
 
 @hookimpl
 def register_analyzers(register):
-    register("registry-codes", RegistryCodesAnalyzer)
+    register("registry-codes", "criss_rag_registry.codes:RegistryCodesAnalyzer")
 
 
 @hookimpl
 def register_query_transforms(register):
-    register("diagnosis-year", DiagnosisYearTransform)
-    register("staging-version", StagingVersionTransform)
-    register("registry-codes", RegistryCodesTransform)
+    register("diagnosis-year", "criss_rag_registry.diagnosis_year:DiagnosisYearTransform")
+    register("staging-version", "criss_rag_registry.staging:StagingVersionTransform")
+    register("registry-codes", "criss_rag_registry.codes:RegistryCodesTransform")
 
 
 @hookimpl
 def register_filters(register):
-    register("diagnosis-year", DiagnosisYearFilter)
-    register("staging-version", StagingVersionFilter)
+    register("diagnosis-year", "criss_rag_registry.diagnosis_year:DiagnosisYearFilter")
+    register("staging-version", "criss_rag_registry.staging:StagingVersionFilter")
 
 
 @hookimpl
 def register_rerankers(register):
-    register("edition-recency", EditionRecency)
-    register("code-coverage", CodeCoverage)
+    register("edition-recency", "criss_rag_registry.recency:EditionRecency")
+    register("code-coverage", "criss_rag_registry.codes:CodeCoverage")

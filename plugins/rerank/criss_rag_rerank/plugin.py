@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from criss_rag import hookimpl
 
-from criss_rag_rerank.cross_encoder import CrossEncoderReranker
-from criss_rag_rerank.llm_rerank import LLMReranker
-
 
 @hookimpl
 def register_rerankers(register):
-    register("llm", LLMReranker)
-    register("cross-encoder", CrossEncoderReranker)
+    register("llm", "criss_rag_rerank.llm_rerank:LLMReranker")
+    register("cross-encoder", "criss_rag_rerank.cross_encoder:CrossEncoderReranker")

@@ -8,8 +8,6 @@ from pathlib import Path
 import click
 
 from criss_rag.cli.context import host_from
-from criss_rag.engine import Engine
-from criss_rag.pipeline import Pipeline
 
 from criss_rag_serve.settings import TOKEN_ENV, ServeSettings, read_token
 
@@ -54,6 +52,9 @@ def serve(ctx: click.Context, config: Path, overrides: tuple[str, ...], build_if
 
     settings = ServeSettings.model_validate({**options, "cors_origins": list(options["cors_origins"])})  # type: ignore[arg-type]
     token = read_token(settings)  # refuses a non-loopback host without a token, before loading anything
+    from criss_rag.engine import Engine
+    from criss_rag.pipeline import Pipeline
+
     engine = Engine.open(Pipeline.from_file(config, host_from(ctx), overrides, show_progress=True),
                          build_if_missing=build_if_missing)
     warm = engine.warm_up()  # models load now: the server listens (and /health answers) once the first question is fast

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag import hookimpl
-from criss_rag.types import Hit, Query
+
+if TYPE_CHECKING:  # criss_rag.types imports LlamaIndex: not needed to load the plugin
+    from criss_rag.types import Hit, Query
 
 _WORD = re.compile(r"\w+")
 
