@@ -12,6 +12,7 @@ import re
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 from click.testing import CliRunner
 
@@ -21,7 +22,7 @@ from criss_rag.errors import ComponentError, ConfigError
 from criss_rag.plugins import PluginHost
 from criss_rag.support import LexicalSupport, answer_sentences
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
-from criss_rag.testing.servers import OllamaStubServer, OpenAIStubServer, RecordedRequest
+from criss_rag.testing.servers import Failure, OllamaStubServer, OpenAIStubServer, RecordedRequest
 from criss_rag.types import AnswerEvent, ChatTurn, Context, ErrorEvent, Evidence, Hit, Query, TokenEvent, text_node
 
 SECRET = "sk-criss-generate-0123456789"
@@ -344,6 +345,52 @@ def test_ask_stream_yields_tokens_then_the_checked_answer(workdir, host, backend
     assert [s.supported for s in answer.sentences] == [True, False]
     notes = answer.trace.stage("generate").notes
     assert notes["streamed"] is True and notes["usage_completion_tokens"] == len(reply.split())
+
+
+@pytest.mark.parametrize("backend", ["openai-compatible", "ollama"])
+@pytest.mark.parametrize("chunked", [False, True], ids=["close-delimited", "chunked"])
+def test_a_stream_that_breaks_off_is_an_error_never_a_short_answer(workdir, host, backend, chunked):
+    """The server dies after three pieces: with a body that ends when the connection closes the
+    client sees a normal end, so only the missing finish_reason / "done" line gives it away. Either
+    way the partial text never becomes an answer."""
+    server_type = OllamaStubServer if backend == "ollama" else OpenAIStubServer
+    with server_type(reply=LIVER_A, chunked=chunked) as server:
+        llm = ollama(server) if backend == "ollama" else compatible(server)
+        engine = engine_for(workdir, host, config(workdir, llm, "{name: llm, llm: gen, unsupported: mark}"))
+        server.enqueue(Failure(cut_after=3))
+        events = list(engine.ask_stream(LIVER_Q))
+        again = list(engine.ask_stream(LIVER_Q))  # the next question is answered normally
+    assert not any(isinstance(e, AnswerEvent) for e in events) and isinstance(events[-1], ErrorEvent)
+    assert "".join(e.text for e in events if isinstance(e, TokenEvent)) == " ".join(LIVER_A.split()[:3]) + " "
+    broke = "broke off" if chunked else "stopped before the server finished" if backend != "ollama" else \
+        "stopped before Ollama finished"
+    assert broke in events[-1].message and "crashed or restarted" in events[-1].message
+    assert again[-1].answer.text == LIVER_A
+
+
+@pytest.mark.parametrize("backend", ["openai-compatible", "ollama"])
+def test_an_error_event_inside_a_stream_names_the_server_s_message(workdir, host, backend):
+    server_type = OllamaStubServer if backend == "ollama" else OpenAIStubServer
+    with server_type(reply=LIVER_A, chunked=True) as server:
+        llm = ollama(server) if backend == "ollama" else compatible(server)
+        engine = engine_for(workdir, host, config(workdir, llm, "{name: llm, llm: gen, unsupported: mark}"))
+        server.enqueue(Failure(status=500, message="CUDA error: out of memory", cut_after=2))
+        events = list(engine.ask_stream(LIVER_Q))
+    assert not any(isinstance(e, AnswerEvent) for e in events) and isinstance(events[-1], ErrorEvent)
+    assert "CUDA error: out of memory" in events[-1].message
+
+
+def test_keep_alive_comments_between_chunks_are_not_part_of_the_answer(workdir, host):
+    with OpenAIStubServer(reply=LIVER_A, chunked=True, keep_alive_every=1) as server:
+        engine = engine_for(workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, unsupported: mark}"))
+        events = list(engine.ask_stream(LIVER_Q))
+        with httpx.stream("POST", f"{server.base_url}/chat/completions",
+                          json={"model": "stub-model", "stream": True, "messages": [{"role": "user", "content": "q"}]}) as raw:
+            wire = raw.read().decode()
+            encoding = raw.headers.get("transfer-encoding")
+    assert encoding == "chunked" and wire.count(": keep-alive") == len(LIVER_A.split())  # really on the wire
+    assert events[-1].answer.text == LIVER_A
+    assert "".join(e.text for e in events if isinstance(e, TokenEvent)) == LIVER_A
 
 
 def test_a_refusal_streams_nothing_but_the_refusal(workdir, host):

@@ -10,8 +10,12 @@ exits. What it does is scriptable:
 - ``reply``: the answer text, or a function of the :class:`RecordedRequest` returning it;
 - ``think``: when set, every reply starts with ``<think>{think}</think>``, as a reasoning model's do;
 - ``fail(429, 500, ...)``, ``stall(seconds)`` or ``enqueue(Failure(...))``: a queue of scripted
-  failures, consumed one per request (an HTTP error with the service's own error JSON, or a delay
-  longer than the client's timeout);
+  failures, consumed one per request (an HTTP error with the service's own error JSON, a delay
+  longer than the client's timeout, or a stream that breaks off: ``Failure(cut_after=N)``);
+- ``chunked=True``: streams are sent with ``Transfer-Encoding: chunked`` on a kept-alive connection
+  (as llama.cpp's server and most proxies do) instead of a body that ends when the connection closes;
+- ``keep_alive_every=N`` (OpenAI): an SSE comment ``: keep-alive`` before every N-th piece, as
+  proxies and some servers send while a model is slow;
 - ``api_key``: when set, requests without ``Authorization: Bearer <api_key>`` get a 401;
 - ``models``: when set, requests for any other model get the service's 404 "model not found".
 
@@ -152,12 +156,18 @@ class Failure:
     default error text). ``delay``: wait this many seconds first; with no ``status`` the request is
     then answered normally, so a delay longer than the client's timeout makes the client time out.
     ``retry_after``: seconds, sent as ``retry-after-ms`` and ``Retry-After`` headers.
+    ``cut_after``: a streamed answer starts normally (HTTP 200) and breaks off after this many
+    pieces: with ``status``, the service's in-stream error follows (OpenAI: an SSE ``data:`` event
+    holding an ``error`` object; Ollama: an NDJSON line ``{"error": ...}``) and the stream ends;
+    without it the connection simply drops, the stream unfinished (no ``[DONE]``, no ``done``).
+    A request that does not stream is answered normally.
     """
 
     status: int | None = None
     delay: float = 0.0
     message: str | None = None
     retry_after: float | None = None
+    cut_after: int | None = None
 
 
 Reply = str | Callable[[RecordedRequest], str]
@@ -176,6 +186,7 @@ class _HTTPServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _HTTPServer
+    cut: Failure | None = None  # this request's stream breaks off (one handler serves a kept-alive connection)
 
     def setup(self) -> None:
         super().setup()
@@ -215,16 +226,36 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def send_stream(self, content_type: str, chunks: Iterable[bytes]) -> None:
-        """A streamed body without a length: the connection closes after the last chunk."""
-        self.close_connection = True
+    def send_stream(self, content_type: str, chunks: Iterable[bytes], *, chunked: bool = False,
+                    cut_after: int | None = None, error: bytes | None = None) -> None:
+        """A streamed body: without a length, ending when the connection closes; or ``chunked``
+        (``Transfer-Encoding: chunked``, the connection kept alive). ``cut_after``: only that many
+        chunks, then ``error`` and the end of the stream, or, with no ``error``, a dropped connection."""
         self.send_response(200)
         self.send_header("Content-Type", content_type)
         self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.close_connection = True
+            self.send_header("Connection", "close")
         self.end_headers()
-        for chunk in chunks:
-            self.wfile.write(chunk)
+
+        def write(data: bytes) -> None:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+            self.wfile.flush()
+
+        for i, chunk in enumerate(chunks):
+            if cut_after is not None and i >= cut_after:
+                if error is None:  # the connection drops mid-stream
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                write(error)
+                break
+            write(chunk)
+        if chunked:
+            self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
 
 
@@ -246,9 +277,13 @@ class StubServer:
         models: Sequence[str] | None = None,
         embedding_dim: int = 64,
         think: str | None = None,
+        chunked: bool = False,
+        keep_alive_every: int = 0,
     ) -> None:
         self.reply = reply
         self.think = think
+        self.chunked = chunked
+        self.keep_alive_every = keep_alive_every
         self.api_key = api_key
         self.models = list(models) if models is not None else None
         self.embedding_dim = embedding_dim
@@ -366,6 +401,19 @@ class StubServer:
     def model_known(self, model: str) -> bool:
         return self.models is None or model in self.models
 
+    def stream(self, handler: _Handler, request: RecordedRequest, content_type: str, chunks: Iterable[bytes]) -> None:
+        """Send a streamed answer the way this server is set up to (chunked or not, cut off or not)."""
+        cut: Failure | None = getattr(handler, "cut", None)
+        error = None
+        if cut is not None and cut.status is not None:
+            error = self.stream_error(self.error_body(cut.status, cut.message, request.model))
+        handler.send_stream(content_type, chunks, chunked=self.chunked,
+                            cut_after=None if cut is None else cut.cut_after, error=error)
+
+    def stream_error(self, body: Any) -> bytes:
+        """The service's error inside a started stream."""
+        raise NotImplementedError
+
     def vectors(self, texts: Sequence[str], dim: int | None = None) -> list[list[float]]:
         return [hash_vector(text, dim or self.embedding_dim) for text in texts]
 
@@ -375,6 +423,7 @@ class StubServer:
             (self._connections.add if add else self._connections.discard)(conn)
 
     def _handle(self, handler: _Handler) -> None:
+        handler.cut = None
         path = handler.path.split("?", 1)[0]
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length) if length else b""
@@ -394,6 +443,9 @@ class StubServer:
             handler.close_connection = True  # the client went away (e.g. it timed out)
 
     def _answer(self, handler: _Handler, request: RecordedRequest, failure: Failure | None) -> None:
+        if failure is not None and failure.cut_after is not None:
+            handler.cut = failure  # read by stream(): the answer starts normally and breaks off
+            failure = None
         if failure is not None:
             if failure.delay and self._stopping.wait(failure.delay):
                 handler.close_connection = True  # the server is stopping: drop the request
@@ -489,6 +541,8 @@ class OpenAIStubServer(StubServer):
 
         def events() -> Iterator[bytes]:
             for i, piece in enumerate(_pieces(text)):
+                if self.keep_alive_every and i % self.keep_alive_every == 0:
+                    yield b": keep-alive\n\n"
                 if chat:
                     delta = {"role": "assistant", "content": piece} if i == 0 else {"content": piece}
                     choice = {"index": 0, "delta": delta, "finish_reason": None}
@@ -502,7 +556,10 @@ class OpenAIStubServer(StubServer):
                 yield _sse({**head, "choices": [], "usage": usage})
             yield b"data: [DONE]\n\n"
 
-        handler.send_stream("text/event-stream", events())
+        self.stream(handler, request, "text/event-stream", events())
+
+    def stream_error(self, body: Any) -> bytes:
+        return _sse(body)
 
     def _embeddings(self, handler: _Handler, request: RecordedRequest) -> None:
         body = request.body or {}
@@ -604,7 +661,10 @@ class OllamaStubServer(StubServer):
                 yield (json.dumps({**head, **shape(piece), "done": False}) + "\n").encode()
             yield (json.dumps({**head, **shape(""), **self._final(request, text)}) + "\n").encode()
 
-        handler.send_stream("application/x-ndjson", lines())
+        self.stream(handler, request, "application/x-ndjson", lines())
+
+    def stream_error(self, body: Any) -> bytes:
+        return (json.dumps(body) + "\n").encode()
 
     def _embed(self, handler: _Handler, request: RecordedRequest) -> None:
         body = request.body or {}

@@ -149,8 +149,8 @@ def stream_with_retries(start: Callable[[], Iterator[T]], ep: Endpoint) -> Itera
         try:
             stream = start()
             first = next(stream)
-        except StopIteration:
-            return
+        except StopIteration:  # not even the "done" line
+            raise unfinished_stream(ep) from None
         except Exception as exc:
             if retry < ep.max_retries and retryable(exc):
                 time.sleep(ep.wait(retry))
@@ -159,11 +159,15 @@ def stream_with_retries(start: Callable[[], Iterator[T]], ep: Endpoint) -> Itera
             _raise(exc, ep, retry)
         break
     yield with_usage(first)
+    last = first
     try:
         for item in stream:
+            last = item
             yield with_usage(item)
     except Exception as exc:
         _raise(exc, ep, retry)
+    if not _done(last):
+        raise unfinished_stream(ep)
 
 
 async def astream_with_retries(start: Callable[[], Awaitable[AsyncIterator[T]]], ep: Endpoint) -> AsyncIterator[T]:
@@ -173,7 +177,7 @@ async def astream_with_retries(start: Callable[[], Awaitable[AsyncIterator[T]]],
             stream = await start()
             first = await stream.__anext__()
         except StopAsyncIteration:
-            return
+            raise unfinished_stream(ep) from None
         except Exception as exc:
             if retry < ep.max_retries and retryable(exc):
                 await asyncio.sleep(ep.wait(retry))
@@ -182,11 +186,31 @@ async def astream_with_retries(start: Callable[[], Awaitable[AsyncIterator[T]]],
             _raise(exc, ep, retry)
         break
     yield with_usage(first)
+    last = first
     try:
         async for item in stream:
+            last = item
             yield with_usage(item)
     except Exception as exc:
         _raise(exc, ep, retry)
+    if not _done(last):
+        raise unfinished_stream(ep)
+
+
+def _done(chunk: Any) -> bool:
+    """Whether a streamed chunk is Ollama's last (``"done": true``)."""
+    raw = getattr(chunk, "raw", None)
+    return bool(raw.get("done") if isinstance(raw, dict) else getattr(raw, "done", False))
+
+
+def unfinished_stream(ep: Endpoint) -> ComponentError:
+    """A stream whose last line is not ``"done": true``: the connection closed mid-answer, and what
+    arrived is a truncated answer that must not be shown as if it were whole."""
+    return ComponentError(
+        f"{ep.where}: the answer from Ollama at {ep.url} stopped before Ollama finished it (the stream "
+        "ended without its \"done\" line: the connection closed mid-answer). Check the Ollama log; it may "
+        "have crashed or restarted."
+    )
 
 
 def _raise(exc: BaseException, ep: Endpoint, retries: int) -> None:

@@ -131,7 +131,30 @@ def describe(exc: BaseException, ep: Endpoint) -> tuple[CrissRagError, bool]:
             ), True
         return ComponentError(f"{where}: the server at {url} refused the request (HTTP {status}): {message}"), True
     text = str(exc).replace(ep.secret, "***") if ep.secret else str(exc)
+    if type(exc) is openai.APIError:  # an error event inside a stream that had started (HTTP 200)
+        return ComponentError(
+            f"{where}: the server at {url} reported an error in the middle of the answer: {text} "
+            "Check the server's log; the partial answer was discarded."
+        ), True
     return ComponentError(f"{where}: request to {url} failed: {type(exc).__name__}: {text}"), True
+
+
+def finished(chunk: Any) -> bool:
+    """Whether a streamed chunk is the one that closes the answer (a ``finish_reason`` is set)."""
+    raw = getattr(chunk, "raw", None)
+    choices = raw.get("choices") if isinstance(raw, dict) else getattr(raw, "choices", None)
+    return any((c.get("finish_reason") if isinstance(c, dict) else getattr(c, "finish_reason", None))
+               for c in choices or ())
+
+
+def unfinished_stream(ep: Endpoint) -> ComponentError:
+    """A stream that ended without a ``finish_reason``: the connection closed mid-answer, and
+    what arrived is a truncated answer that must not be shown as if it were whole."""
+    return ComponentError(
+        f"{ep.where}: the answer from {ep.url} stopped before the server finished it (the stream ended "
+        "without a finish_reason: the connection closed mid-answer). Check the server's log; it may have "
+        "crashed or restarted."
+    )
 
 
 def raise_for(exc: BaseException, ep: Endpoint) -> None:

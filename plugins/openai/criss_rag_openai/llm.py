@@ -9,6 +9,8 @@ LlamaIndex LLM. What the subclasses add:
   (see :mod:`criss_rag_openai.errors`);
 - retries are the openai SDK's only: LlamaIndex wraps its calls in a second retry loop of its own
   (tenacity, waits of 1-20 s) that would multiply the attempts, so it is bypassed;
+- a stream that ends without a ``finish_reason`` (the server died mid-answer) raises instead of
+  passing for a short answer;
 - token usage, when the server reports it, is in ``response.additional_kwargs`` as
   ``prompt_tokens`` / ``completion_tokens`` / ``total_tokens`` (for streams: on the last chunks);
 - the API key is kept out of ``repr()`` and of ``model_dump()`` / ``to_dict()``;
@@ -26,7 +28,7 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.llms.openai import OpenAI
 from llama_index.llms.openai_like import OpenAILike
 
-from criss_rag_openai.errors import Endpoint, raise_for, with_usage
+from criss_rag_openai.errors import Endpoint, finished, raise_for, unfinished_stream, with_usage
 
 
 def _inner(method: Any) -> Any:
@@ -96,19 +98,29 @@ class _Guarded:
             raise_for(exc, self._ep())
 
     def _guard(self, stream: Iterator[Any]) -> Iterator[Any]:
-        # the request is sent on the first next(): failures surface here, not at the call
+        # the request is sent on the first next(): failures surface here, not at the call. A body
+        # without a length ends when the connection closes, so a server that dies mid-answer looks
+        # like a short answer to the SDK: only a chunk with a finish_reason says it is whole.
+        done = False
         try:
             for item in stream:
+                done = done or finished(item)
                 yield with_usage(item)
         except Exception as exc:
             raise_for(exc, self._ep())
+        if not done:
+            raise unfinished_stream(self._ep())
 
     async def _aguard(self, stream: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        done = False
         try:
             async for item in stream:
+                done = done or finished(item)
                 yield with_usage(item)
         except Exception as exc:
             raise_for(exc, self._ep())
+        if not done:
+            raise unfinished_stream(self._ep())
 
     # -- one retry loop: the SDK's (LlamaIndex's tenacity layer is skipped) ----------------------
     def _chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> Any:
