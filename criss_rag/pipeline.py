@@ -189,10 +189,11 @@ class Pipeline:
         return self._analyzers[key]
 
     def check_corpus(self, nodes: list[Any]) -> dict[str, str]:
-        """Ask every filter and reranker with a ``check_corpus(nodes)`` method whether the corpus
-        has what it needs. Strict ones raise ConfigError; lenient ones return a warning (by stage)."""
+        """Ask every query transform, filter and reranker with a ``check_corpus(nodes)`` method
+        whether the corpus has what it needs (a component may also read what it is about, e.g. its
+        languages). Strict ones raise ConfigError; lenient ones return a warning (by stage)."""
         warnings: dict[str, str] = {}
-        for stage in ("filters", "rerankers"):
+        for stage in ("query_transforms", "filters", "rerankers"):
             for cc, component in self.many(stage):
                 check = getattr(component, "check_corpus", None)
                 if callable(check):

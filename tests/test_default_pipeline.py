@@ -25,7 +25,7 @@ QUESTIONS = read_jsonl(EXAMPLES / "questions.jsonl")
 CJK_DEV = [q for lang in ("ko", "ja") for q in read_jsonl(EXAMPLES / "eval" / f"{lang}_dev.jsonl") if q["qid"].endswith("-2")]
 CJK_OUT_OF_SCOPE = [q for lang in ("ko", "ja") for q in read_jsonl(EXAMPLES / "eval" / f"{lang}_out_of_scope_dev.jsonl")]
 CANCER_IDS = {"liver": "1", "colorectal": "2", "gastric": "3", "breast": "4", "pancreatic": "5", "lung": "6"}
-STAGES = ["retrieve:bm25", "retrieve:faiss", "retrieve:e5", "fusion", "reranker:section-intent", "refusal", "context",
+STAGES = ["transform:cross-lingual-terms", "retrieve:bm25", "retrieve:faiss", "retrieve:e5", "fusion", "reranker:section-intent", "refusal", "context",
           "relevance:evidence", "generate", "cite", "relevance:answer"]
 
 
@@ -94,6 +94,13 @@ def test_trace_shows_every_stage(engine):
     assert answer.trace.plugins.keys() >= {"basic", "bm25", "faiss", "minilm"}
     fusion = answer.trace.stage("fusion")
     assert fusion.n_in == 60 and fusion.n_out == 30
+
+
+def test_korean_questions_over_the_example_corpus_are_searched_as_asked(engine):
+    """The example corpus has Korean documents: cross-lingual-terms adds no English to the search."""
+    answer = engine.ask("간암은 어떻게 치료하나요?")
+    assert answer.trace.stage("transform:cross-lingual-terms").notes["retrieval_text"] == "간암은 어떻게 치료하나요?"
+    assert not answer.refused and answer.citations[0].doc_id == "ncc-1-5-ko"  # liver cancer: treatment, in Korean
 
 
 def test_off_topic_questions_with_cancer_words_are_refused_before_the_generator(engine):

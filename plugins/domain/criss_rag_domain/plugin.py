@@ -14,3 +14,8 @@ def register_filters(register):
 def register_rerankers(register):
     register("cancer-type-boost", "criss_rag_domain.cancer_boost:CancerTypeBoost")
     register("intent-boost", "criss_rag_domain.intent_boost:IntentBoost")
+
+
+@hookimpl
+def register_query_transforms(register):
+    register("cross-lingual-terms", "criss_rag_domain.cross_lingual:CrossLingualTerms")
