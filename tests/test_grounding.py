@@ -8,6 +8,7 @@ fluent sentence no passage supports, answers in Korean or Japanese, or thinks al
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
-from criss_rag.testing.servers import OpenAIStubServer
+from criss_rag.testing.servers import OllamaStubServer, OpenAIStubServer
 from criss_rag.thinking import ThinkSplitter, split_thinking
 from criss_rag.types import AnswerEvent, ProgressEvent, ThinkingEvent, TokenEvent
 
@@ -209,6 +210,33 @@ def test_streamed_thinking_and_progress_are_their_own_events_never_the_answer(wo
     assert isinstance(events[-1], AnswerEvent) and not answer.refused  # "insufficient" in the thinking declines nothing
     assert answer.text == f"{SUPPORTED[:-1]} [1]." and len(answer.sentences) == 1
     assert answer.trace.stage("generate").notes["thinking_chars"] == len(THINK)
+
+
+@pytest.mark.parametrize("backend", ["openai-compatible", "ollama"])
+def test_thinking_a_server_sends_apart_is_streamed_as_thinking_never_as_the_answer(workdir, host, backend):
+    """vLLM / llama.cpp's server send a reasoning model's thinking in `reasoning_content`; Ollama, asked
+    to think (`thinking: true`), in `message.thinking`. Neither reaches the answer or its check."""
+    reply = f"{SUPPORTED[:-1]} [1]."
+    if backend == "ollama":
+        server = OllamaStubServer(reply=reply, think=THINK)
+    else:
+        server = OpenAIStubServer(reply=reply, think=THINK, think_apart=True)
+    with server:
+        yaml_text = config(workdir, server)
+        if backend == "ollama":
+            yaml_text = re.sub(r"(?m)^  gen: .*$", f'  gen: {{name: ollama, model: qwen3, base_url: "{server.base_url}", '
+                                                   "max_retries: 0, thinking: true}", yaml_text)
+        engine = Engine.open(pipeline_from_yaml(yaml_text, workdir, host), build_if_missing=True)
+        events = list(engine.ask_stream(LIVER_Q))
+        request = server.requests[-1]
+        plain = engine.ask(LIVER_Q)  # not streamed: the thinking block is left out of the text too
+    assert plain.text == reply
+    thinking = "".join(e.text for e in events if isinstance(e, ThinkingEvent))
+    tokens = "".join(e.text for e in events if isinstance(e, TokenEvent))
+    assert thinking == THINK and tokens == reply  # the stub sends no inline <think>: this is the separate field
+    assert events[-1].answer.text == reply and "Green tea" not in events[-1].answer.text
+    if backend == "ollama":
+        assert request.body["think"] is True
 
 
 def test_thinking_is_left_out_of_a_plain_answer_too(workdir, host):

@@ -8,6 +8,7 @@ import functools
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -62,11 +63,15 @@ generator: {name: fake-echo}
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
+    """A Ray of this process on 127.0.0.1 (not the machine's address), with its session files in a
+    short temporary folder (Ray's socket paths must stay under ~107 bytes) removed afterwards."""
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1", _temp_dir=temp)
     yield
     ray.shutdown()
+    shutil.rmtree(temp, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,9 @@ exits. What it does is scriptable:
 
 - ``reply``: the answer text, or a function of the :class:`RecordedRequest` returning it;
 - ``think``: when set, every reply starts with ``<think>{think}</think>``, as a reasoning model's do;
+  or, the way servers that separate it send it, apart from the answer: the OpenAI stub with
+  ``think_apart=True`` in ``reasoning_content`` (vLLM, llama.cpp's server, DeepSeek), the Ollama
+  stub in ``message.thinking`` whenever the request asks ``"think": true`` (as Ollama does);
 - ``fail(429, 500, ...)``, ``stall(seconds)`` or ``enqueue(Failure(...))``: a queue of scripted
   failures, consumed one per request (an HTTP error with the service's own error JSON, a delay
   longer than the client's timeout, or a stream that breaks off: ``Failure(cut_after=N)``);
@@ -277,11 +280,13 @@ class StubServer:
         models: Sequence[str] | None = None,
         embedding_dim: int = 64,
         think: str | None = None,
+        think_apart: bool = False,
         chunked: bool = False,
         keep_alive_every: int = 0,
     ) -> None:
         self.reply = reply
         self.think = think
+        self.think_apart = think_apart
         self.chunked = chunked
         self.keep_alive_every = keep_alive_every
         self.api_key = api_key
@@ -389,7 +394,13 @@ class StubServer:
 
     def reply_for(self, request: RecordedRequest) -> str:
         text = self.reply(request) if callable(self.reply) else self.reply
-        return f"<think>{self.think}</think>\n{text}" if self.think is not None else text
+        if self.think is None or self.thinking_apart(request) is not None:
+            return text
+        return f"<think>{self.think}</think>\n{text}"
+
+    def thinking_apart(self, request: RecordedRequest) -> str | None:
+        """The thinking this request gets in the service's own field, apart from the answer."""
+        return self.think if self.think is not None and self.think_apart else None
 
     # -- for subclasses --------------------------------------------------------------------------------
     def routes(self) -> dict[tuple[str, str], Route]:
@@ -528,10 +539,13 @@ class OpenAIStubServer(StubServer):
         head = {"id": "stub-1", "object": "chat.completion" if chat else "text_completion", "created": 0,
                 "model": model}
         usage = self._usage(request, text)
+        thinking = self.thinking_apart(request) if chat else None
         if not body.get("stream"):
             choice: dict[str, Any] = {"index": 0, "finish_reason": "stop", "logprobs": None}
             if chat:
                 choice["message"] = {"role": "assistant", "content": text}
+                if thinking is not None:
+                    choice["message"]["reasoning_content"] = thinking
             else:
                 choice["text"] = text
             handler.send_json(200, {**head, "choices": [choice], "usage": usage})
@@ -540,6 +554,8 @@ class OpenAIStubServer(StubServer):
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
 
         def events() -> Iterator[bytes]:
+            for piece in _pieces(thinking) if thinking else ():
+                yield _sse({**head, "choices": [{"index": 0, "delta": {"reasoning_content": piece}, "finish_reason": None}]})
             for i, piece in enumerate(_pieces(text)):
                 if self.keep_alive_every and i % self.keep_alive_every == 0:
                     yield b": keep-alive\n\n"
@@ -641,6 +657,10 @@ class OllamaStubServer(StubServer):
     def _head(self, request: RecordedRequest) -> dict[str, Any]:
         return {"model": request.model or "stub", "created_at": "2025-01-01T00:00:00Z"}
 
+    def thinking_apart(self, request: RecordedRequest) -> str | None:
+        # Ollama separates a model's thinking when the request asks for it ("think": true)
+        return self.think if self.think is not None and (request.body or {}).get("think") is True else None
+
     def _chat(self, handler: _Handler, request: RecordedRequest) -> None:
         self._answer_text(handler, request, lambda piece: {"message": {"role": "assistant", "content": piece}})
 
@@ -651,12 +671,21 @@ class OllamaStubServer(StubServer):
                      shape: Callable[[str], dict[str, Any]]) -> None:
         text = self.reply_for(request)
         head = self._head(request)
+        thinking = self.thinking_apart(request)
+
+        def with_thinking(part: dict[str, Any], thought: str) -> dict[str, Any]:
+            if thought and "message" in part:
+                return {**part, "message": {**part["message"], "thinking": thought}}
+            return {**part, "thinking": thought} if thought else part  # /api/generate: a top-level field
+
         # Ollama streams unless the request says "stream": false
         if (request.body or {}).get("stream") is False:
-            handler.send_json(200, {**head, **shape(text), **self._final(request, text)})
+            handler.send_json(200, {**head, **with_thinking(shape(text), thinking or ""), **self._final(request, text)})
             return
 
         def lines() -> Iterator[bytes]:
+            for piece in _pieces(thinking) if thinking else ():
+                yield (json.dumps({**head, **with_thinking(shape(""), piece), "done": False}) + "\n").encode()
             for piece in _pieces(text):
                 yield (json.dumps({**head, **shape(piece), "done": False}) + "\n").encode()
             yield (json.dumps({**head, **shape(""), **self._final(request, text)}) + "\n").encode()

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ComponentError
 from criss_rag.thinking import split_thinking
-from criss_rag.types import Context, Generation, Query, Refusal
+from criss_rag.types import Context, Generation, Query, Refusal, ThinkingEvent
 
 from criss_rag_generate.declines import BUILTIN_PHRASES, declined_phrase, refusal_message
 from criss_rag_generate.prompts import PRESETS, Message, load_prompt
@@ -64,13 +64,16 @@ class LlmGenerator:
         text = str(response.message.content or "")
         return self._finish(text, _usage(getattr(response, "additional_kwargs", None)), context)
 
-    def stream(self, query: Query, context: Context) -> Generator_[str, None, Generation]:
+    def stream(self, query: Query, context: Context) -> Generator_[str | ThinkingEvent, None, Generation]:
         """Yield the answer as the model writes it; return the final :class:`Generation`."""
         pieces: list[str] = []
         usage: dict[str, int] = {}
         with _unreadable_replies_explained():
             for chunk in self.llm.stream_chat(self.messages(query, context)):
-                usage = _usage(getattr(chunk, "additional_kwargs", None)) or usage  # reported on the last chunks
+                extra = getattr(chunk, "additional_kwargs", None) or {}
+                usage = _usage(extra) or usage  # reported on the last chunks
+                if extra.get("thinking_delta"):  # thinking the server sends apart (reasoning_content, Ollama's thinking)
+                    yield ThinkingEvent(extra["thinking_delta"])
                 if chunk.delta:
                     pieces.append(chunk.delta)
                     yield chunk.delta

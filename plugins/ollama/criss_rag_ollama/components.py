@@ -42,6 +42,9 @@ class OllamaParams(BaseModel):
     max_retries: int = Field(2, ge=0, description="retries after HTTP 408/409/429/5xx, connection errors and timeouts")
     retry_backoff: float = Field(0.5, ge=0.0, description="seconds before the first retry; the wait doubles after "
                                                           "each retry (at most 30 s)")
+    thinking: bool | None = Field(None, description="ask a reasoning model to think (Ollama's `think`): its "
+                                                    "thinking comes apart from the answer and is streamed as thinking "
+                                                    "events, never shown as the answer; null = the model's default")
 
     @field_validator("base_url")
     @classmethod
@@ -56,7 +59,7 @@ def ollama_llm(params: OllamaParams, ctx: ComponentContext) -> GuardedOllama:
 
     llm = GuardedOllama(model=params.model, base_url=params.base_url, temperature=params.temperature,
                         context_window=params.context_window, request_timeout=params.request_timeout,
-                        additional_kwargs={"num_predict": params.max_tokens})
+                        thinking=params.thinking, additional_kwargs={"num_predict": params.max_tokens})
     stage = getattr(ctx, "stage", None) or "llm"
     llm._endpoint = Endpoint(where=f"{stage} (ollama, model {params.model!r})", url=params.base_url,
                              model=params.model, timeout=params.request_timeout, max_retries=params.max_retries,
