@@ -203,9 +203,23 @@ class Pipeline:
         return warnings
 
     def plugin_versions(self) -> dict[str, str]:
-        """Versions of the plugins whose components this pipeline uses."""
-        used = {cc.spec.plugin for cc in self._all_components()}
+        """Versions of the plugins whose components this pipeline uses, including the ones named
+        inside another component's params (a retriever's own ``embedding:``, an ``analyzer:``)."""
+        used = {cc.spec.plugin for cc in self._all_components()} | self._nested_plugins()
         return {name: version for name, version in self.host.versions().items() if name in used}
+
+    def _nested_plugins(self) -> set[str]:
+        """Plugins of the components a param names by kind: ``embedding`` -> an embedding,
+        ``analyzer`` / ``*_analyzer`` -> an analyzer (as :meth:`named` builds them)."""
+        plugins: set[str] = set()
+        registry = self.host.registry
+        for cc in self._all_components():
+            for key, value in cc.params.model_dump().items():
+                kind = "analyzer" if key.endswith("analyzer") else key
+                name = value.get("name") if isinstance(value, dict) else value
+                if kind in ("embedding", "analyzer") and isinstance(name, str) and name in registry.names(kind):
+                    plugins.add(registry.get(kind, name).plugin)
+        return plugins
 
     def _all_components(self) -> list[ComponentConfig]:
         return self.config.all_components()

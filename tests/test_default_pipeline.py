@@ -91,7 +91,7 @@ def test_korean_question_gets_korean_evidence_and_notice(engine):
 def test_trace_shows_every_stage(engine):
     answer = engine.ask("How is lung cancer staged?")
     assert [s.stage for s in answer.trace.stages] == STAGES
-    assert answer.trace.plugins.keys() >= {"basic", "bm25", "faiss", "minilm"}
+    assert answer.trace.plugins.keys() >= {"basic", "bm25", "faiss", "minilm", "e5", "domain"}  # e5: the e5 retriever's `embedding:`
     fusion = answer.trace.stage("fusion")
     assert fusion.n_in == 60 and fusion.n_out == 30
 
