@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -67,9 +67,10 @@ class RelevancePolicy(BaseModel):
     max_sentences: int = Field(3, ge=1, description="how many evidence sentences the check before generation may use")
     on_fail: Literal["refuse", "mark"] = Field("refuse", description="refuse an off-topic answer, or show it with "
                                                                     "`relevance.relevant: false`")
-    analyzer: str | None = Field("standard", description="a registered analyzer for the terms (standard: English "
-                                                         "stems, Korean without particles, Japanese content runs; or "
-                                                         "kiwi, mecab, auto); null: the engine's built-in terms")
+    analyzer: str | dict[str, Any] | None = Field(
+        "standard", description="a registered analyzer for the terms, a name or {name: ..., <params>} (standard: "
+                                "English stems, Korean without particles, Japanese content runs; or kiwi, mecab, "
+                                "auto with per-language analyzers); null: the engine's built-in terms")
     ignore: list[str] = Field(default_factory=lambda: list(FILLER_WORDS),
                               description="words that never need covering (question filler, the generic cancer words)")
 
