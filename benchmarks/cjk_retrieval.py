@@ -3,6 +3,7 @@ retrieval` command per row, scored from its per-question output (recall@1/3/5, M
 
     python benchmarks/cjk_retrieval.py                      # the example corpus, dev questions
     python benchmarks/cjk_retrieval.py --split test         # the held-out questions (no tuning on them)
+    python benchmarks/cjk_retrieval.py --split test_b --only 0 8   # the second held-out set
     python benchmarks/cjk_retrieval.py --xling              # KO/JA translations of MedQuAD dev questions
                                                             # over the English MedQuAD corpus
     python benchmarks/cjk_retrieval.py --xling --split test # the held-out translations
@@ -101,12 +102,15 @@ def shown(command: list[str]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=["dev", "test"], default="dev")
+    parser.add_argument("--split", choices=["dev", "test", "test_b"], default="dev",
+                        help="test_b: the second held-out example-corpus set (no --xling counterpart)")
     parser.add_argument("--xling", action="store_true", help="KO/JA questions over the English MedQuAD corpus")
     parser.add_argument("--data", default="../shared/data/medquad-cancergov")
     parser.add_argument("--only", type=int, nargs="*", help="row numbers to run (0-based)")
     args = parser.parse_args()
 
+    if args.xling and args.split == "test_b":
+        sys.exit("--xling has dev and test sets only")
     if args.xling:
         suffix = "_test" if args.split == "test" else ""  # _test: written after the dev figures, never tuned on
         sets = [(lang, ROOT / f"examples/eval/medquad_xling_{lang}{suffix}.jsonl") for lang in ("ko", "ja")]
