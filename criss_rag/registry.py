@@ -5,7 +5,8 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -97,15 +98,12 @@ class ComponentSpec:
     name: str
     target: Callable[..., Any] | str
     plugin: str
-    _resolved: list = field(default_factory=list, repr=False, compare=False)
 
-    @property
+    @cached_property
     def factory(self) -> Callable[..., Any]:
-        if not isinstance(self.target, str):
-            return self.target
-        if not self._resolved:
-            self._resolved.append(resolve_reference(self.kind, self.name, self.target, self.plugin))
-        return self._resolved[0]
+        if isinstance(self.target, str):
+            return resolve_reference(self.kind, self.name, self.target, self.plugin)
+        return self.target
 
     @property
     def params_model(self) -> type[BaseModel]:
