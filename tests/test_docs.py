@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import tempfile
 import tomllib
 import types
 from collections.abc import Callable, Iterator
@@ -295,9 +296,12 @@ def test_runnable_pages_have_blocks_and_every_block_is_collected():
 
 
 @pytest.mark.parametrize(("page", "n"), BLOCKS, ids=lambda v: str(v.relative_to(DOCS.parent)) if isinstance(v, Path) else str(v))
-def test_every_python_block_runs(page, n, monkeypatch, request):
+def test_every_python_block_runs(page, n, monkeypatch, request, tmp_path):
     # examples refer to paths from the repository root
     monkeypatch.chdir(request.getfixturevalue("examples_copy") if page.name in SANDBOXED else DOCS.parent)
+    # what a block leaves in the temporary folder (cookiecutter never deletes its hook scripts) goes
+    # to this test's own folder, not the system's
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     code = python_blocks(page.read_text(encoding="utf-8"))[n - 1]
     exec(compile(code, f"{page.name} python block {n}", "exec"), {"__name__": f"doc_block_{n}"})
 
