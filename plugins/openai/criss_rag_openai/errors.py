@@ -134,7 +134,7 @@ def describe(exc: BaseException, ep: Endpoint) -> tuple[CrissRagError, bool]:
     if type(exc) is openai.APIError:  # an error event inside a stream that had started (HTTP 200)
         return ComponentError(
             f"{where}: the server at {url} reported an error in the middle of the answer: {text} "
-            "Check the server's log; the partial answer was discarded."
+            "Check the server's log; no answer is made from the partial text."
         ), True
     return ComponentError(f"{where}: request to {url} failed: {type(exc).__name__}: {text}"), True
 
