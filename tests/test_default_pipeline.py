@@ -104,6 +104,20 @@ def test_korean_questions_over_the_example_corpus_are_searched_as_asked(engine):
     assert not answer.refused and answer.citations[0].doc_id == "ncc-1-5-ko"  # liver cancer: treatment, in Korean
 
 
+@pytest.mark.parametrize(("question", "doc_id"), [
+    ("간에 생긴 작은 암을 칼을 대지 않고 바늘과 열로 없앨 수 있나요?", "ncc-1-5-ko"),
+    ("배 위쪽이 묵직하게 아프고 등까지 아픈데 췌장암 증상인가요?", "ncc-5-2-ko"),
+    ("기침이 몇 달째 멈추지 않는데 폐암일 수도 있나요?", "ncc-6-2-ko"),
+])
+def test_korean_paraphrases_are_on_topic_when_read_by_kiwi(engine, question, doc_id):
+    """The relevance check reads Korean with kiwi's nouns: with the `standard` analyzer, words kept
+    with their particles and endings ("칼을", "아프고", "멈추지") were not covered, and all three were
+    refused as off topic."""
+    answer = engine.ask(question)
+    assert not answer.refused, answer.refusal_detail
+    assert answer.citations[0].doc_id == doc_id
+
+
 def test_off_topic_questions_with_cancer_words_are_refused_before_the_generator(engine):
     # a Korean question with cancer words whose topic (sharing a razor) no passage covers: the
     # dense signal cannot read Korean, and the coverage of the top candidates passes; the
