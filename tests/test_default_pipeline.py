@@ -13,6 +13,7 @@ from criss_rag.engine import Engine
 from criss_rag.indexing import ingest
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
+from criss_rag.types import Query
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 def read_jsonl(path: Path) -> list[dict]:
@@ -116,6 +117,20 @@ def test_korean_paraphrases_are_on_topic_when_read_by_kiwi(engine, question, doc
     answer = engine.ask(question)
     assert not answer.refused, answer.refusal_detail
     assert answer.citations[0].doc_id == doc_id
+
+
+@pytest.mark.parametrize(("question", "overview"), [
+    ("위에 생기는 위장관기질종양(GIST)도 일반 위암처럼 치료하나요?", "ncc-3-1-ko"),
+    ("胃にできるGISTも普通の胃がんと同じように治療しますか？", "ncc-3-1-ja"),
+])
+def test_the_asked_cancer_s_overview_outranks_other_cancers_treatment_pages(engine, question, overview):
+    """The answer (GIST is treated differently) is in the gastric overview; the word for treatment
+    makes the intent boost prefer treatment pages. The cancer-type boost keeps those of other
+    cancers below it (without it the overview was 7th, after four other cancers' treatment pages)."""
+    documents = list(dict.fromkeys(hit.node.node.ref_doc_id for hit in engine.retrieve(Query(question))))
+    rank = documents.index(overview) + 1
+    assert rank <= 3, documents[:5]
+    assert all(doc.startswith("ncc-3-") for doc in documents[:rank]), documents[:rank]
 
 
 def test_off_topic_questions_with_cancer_words_are_refused_before_the_generator(engine):
