@@ -33,7 +33,7 @@ from criss_rag.plugins import PluginHost
 from criss_rag.text import detect_language
 from criss_rag.types import Answer, CacheScope, Query, Trace
 
-from criss_rag_cache.facets import extract
+from criss_rag.lexicon.facets import extract
 
 PAIRS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "cache_pairs.jsonl"
 

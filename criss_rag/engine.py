@@ -23,7 +23,7 @@ from criss_rag.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.source_titles import source_titles
 from criss_rag.grounding import GroundingPolicy, SentenceGate, apply_policy, off_topic, ungrounded
 from criss_rag.support import LexicalSupport, unchecked_sentences
-from criss_rag.text import detect_language
+from criss_rag.text import CITATION_MARKER, detect_language
 from criss_rag.thinking import ThinkSplitter, split_thinking
 from criss_rag.types import (
     Answer,
@@ -55,7 +55,6 @@ if TYPE_CHECKING:
 NO_EVIDENCE_MESSAGE = "Insufficient evidence: no source in the index matches this question."
 #: Shown instead of an answer whose generator cited nothing: an unverifiable answer is withheld.
 UNCITED_MESSAGE = "Insufficient evidence: no answer could be tied to a cited source."
-_MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 #: The sentence check used when the config names no ``verifier:`` (see :mod:`criss_rag.support`).
 DEFAULT_VERIFIER = LexicalSupport()
 
@@ -472,7 +471,7 @@ def verify_citations(text: str, context: Context, verifier: Verifier | None = No
                 )
         return "".join(f"[{n}]" for n in valid)
 
-    cleaned = _MARKER.sub(keep, text)
+    cleaned = CITATION_MARKER.sub(keep, text)
     if invalid:  # tidy the gaps that removed markers leave ("smoking  [7]." -> "smoking.")
         cleaned = re.sub(r"[ \t]+([.,;:!?。、])", r"\1", re.sub(r"(?<=\S)[ \t]{2,}", " ", cleaned))
     sentences: list[SentenceSupport] = []

@@ -17,13 +17,13 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 
-from criss_rag.text import HAN, HANGUL, KANA, split_sentences
+from criss_rag.text import CITATION_MARKER, HAN, HANGUL, KANA, split_sentences
 from criss_rag.types import Context, Query, SentenceSupport
 
 #: A sentence is supported when its alignment score reaches this (the engine's default check).
 DEFAULT_THRESHOLD = 0.5
 
-MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+MARKER = CITATION_MARKER
 # markers written after the sentence's full stop ("cells. [1] Next", "cells.[1]", "細胞。[1]") belong
 # to the sentence before: move them in front of the stop so the sentence splitter keeps them there
 _TRAILING_MARKERS = re.compile(r"([.!?。！？]+)[ \t]*((?:\[\d+(?:\s*,\s*\d+)*\][ \t]*)+)")

@@ -13,6 +13,9 @@ KANA = "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff"
 # 々 〆 〇 are written with kanji and belong to their runs
 HAN = "\u4e00-\u9fff\u3400-\u4dbf\uf900-\ufaff\u3005-\u3007\U00020000-\U0002ffff"
 
+#: A citation marker in an answer: ``[1]`` or ``[2, 3]`` (group 1: the numbers).
+CITATION_MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+
 _HANGUL = re.compile(f"[{HANGUL}]")
 _KANA = re.compile(f"[{KANA}]")
 _HAN = re.compile(f"[{HAN}]")

@@ -3,7 +3,7 @@ the same thing, by embedding similarity.
 
 A hit needs all of: the same scope (the engine's :class:`~criss_rag.types.CacheScope`: config
 hash, corpus version, request filters, language); the same embedding model; equal medical facets
-(:mod:`criss_rag_cache.facets`: cancer and subtype, stage, numbers with units and comparison words,
+(:mod:`criss_rag.lexicon.facets`: cancer and subtype, stage, numbers with units and comparison words,
 negation, population, line of therapy, treatments and tests, drugs, biomarkers, disease state,
 direction of an effect); and cosine similarity ≥ ``threshold`` with the stored question. Similarity
 alone never decides: "small cell" and "non-small cell lung cancer", or "over 65" and "under 65",
@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.types import Answer, CacheHit, CacheScope, Query
 
-from criss_rag_cache.facets import extract
+from criss_rag.lexicon.facets import extract
 from criss_rag_cache.store import CacheFile
 
 

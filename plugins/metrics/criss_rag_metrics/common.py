@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from criss_rag.errors import ConfigError, DataError
+from criss_rag.text import CITATION_MARKER
 from criss_rag.types import Answer
 
-_MARKER = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
+_MARKER = re.compile(r"\s*" + CITATION_MARKER.pattern)
 REFERENCE_FIELDS = ["reference_answer", "reference", "long_answer", "answer"]
 
 

@@ -1,4 +1,4 @@
-"""Word lists behind :mod:`criss_rag_cache.facets`: per language, ``(pattern, facet, value, blank)``.
+"""Word lists behind :mod:`criss_rag.lexicon.facets`: per language, ``(pattern, facet, value, blank)``.
 
 Patterns are tried in list order (the more specific first: "non-small cell" before "small cell",
 "남성" before "성인"); a ``blank`` match is removed from the text so that later patterns, numbers

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 
 from criss_rag.text import detect_language
 
-from criss_rag_cache.lexicon import LEXICON, NEGATION, ROMAN
+from criss_rag.lexicon.facet_words import LEXICON, NEGATION, ROMAN
 
 # -- the result -----------------------------------------------------------------------------------
 

@@ -1,0 +1,12 @@
+"""Shared multilingual medical vocabulary: what the sentence check, the answer cache and the domain
+plugins read from questions and sentences in English, Korean, Japanese and Chinese.
+
+- :mod:`criss_rag.lexicon.normalize`: one normal form for text that is compared (NFKC, dashes,
+  apostrophes).
+- :mod:`criss_rag.lexicon.facet_words`: the word lists (cancer subtypes, disease state, populations,
+  treatments, tests, drugs, biomarkers, directions, timing, negations) per language.
+- :mod:`criss_rag.lexicon.facets`: :func:`~criss_rag.lexicon.facets.extract` reads a question or
+  sentence into its medically decisive :class:`~criss_rag.lexicon.facets.Facets`.
+
+Plugins import these (they are part of the plugin surface) instead of keeping copies.
+"""
