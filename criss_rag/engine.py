@@ -270,11 +270,13 @@ class Engine:
         if policy_cc is not None:
             yield ProgressEvent("refusal_check", policy_cc.name)
             started = time.perf_counter()
-            refusal = self.pipeline.call("refusal", policy_cc.name, self.pipeline.build(policy_cc).decide, query, hits)
-            trace.stages.append(
-                _stage("refusal", policy_cc.name, len(hits), [] if refusal else hits, started,
-                       notes={"refused": refusal is not None, **({"reason": refusal.reason} if refusal else {})})
-            )
+            refusal_policy = self.pipeline.build(policy_cc)
+            refusal = self.pipeline.call("refusal", policy_cc.name, refusal_policy.decide, query, hits)
+            notes = {"refused": refusal is not None, **({"reason": refusal.reason} if refusal else {})}
+            explain = getattr(refusal_policy, "trace_notes", None)  # optional: e.g. a check it skipped, and why
+            if callable(explain):
+                notes.update(self.pipeline.call("refusal", policy_cc.name, explain, query, hits))
+            trace.stages.append(_stage("refusal", policy_cc.name, len(hits), [] if refusal else hits, started, notes=notes))
         if refusal is None and not hits:
             refusal = Refusal("no_evidence", "retrieval returned no candidates", NO_EVIDENCE_MESSAGE)
         if refusal is not None:

@@ -126,7 +126,11 @@ class Reranker(Protocol):
 
 @runtime_checkable
 class RefusalPolicy(Protocol):
-    """Returns a :class:`Refusal` when the evidence is not strong enough, else ``None``."""
+    """Returns a :class:`Refusal` when the evidence is not strong enough, else ``None``.
+
+    Optional: ``trace_notes(query, hits) -> Mapping[str, Any]``, added to the ``refusal`` stage's
+    trace notes, e.g. ``{"skipped_checks": [...]}`` for a check the policy left out and why
+    (``criss-rag ask --trace`` prints ``skipped_checks``)."""
 
     def decide(self, query: Query, hits: list[Hit]) -> Refusal | None: ...
 

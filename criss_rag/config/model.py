@@ -40,6 +40,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+from criss_rag.config.references import check_references
 from criss_rag.config.yaml_source import blame, short_repr
 from criss_rag.errors import ConfigError
 from criss_rag.registry import ComponentSpec, Registry
@@ -290,7 +291,7 @@ def parse_pipeline(raw: Any, registry: Registry, *, source: str, base_dir: Path)
     index_dir = Path(os.path.expanduser(str(index.get("dir", ".criss_rag/index"))))
     if not index_dir.is_absolute():
         index_dir = base_dir / index_dir
-    return PipelineConfig(
+    config = PipelineConfig(
         name=name.strip(),
         description=str(raw.get("description", "")),
         source=source,
@@ -300,6 +301,8 @@ def parse_pipeline(raw: Any, registry: Registry, *, source: str, base_dir: Path)
         llms=llm_configs,
         chat=_chat_settings(raw, llm_configs, where),
     )
+    check_references(config, where)  # every label, signal, LLM key and language code names something real
+    return config
 
 
 def _chat_settings(raw: dict[str, Any], llms: dict[str, ComponentConfig], where: Any) -> ChatSettings | None:

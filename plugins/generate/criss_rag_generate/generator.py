@@ -17,6 +17,7 @@ from typing import Any
 from llama_index.core.llms import ChatMessage
 from pydantic import BaseModel, ConfigDict, Field
 
+from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ComponentError
 from criss_rag.thinking import split_thinking
@@ -34,7 +35,7 @@ class LlmGenerator:
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         llm: str = Field(description="key of the LLM under the pipeline's `llms:` (it sets model, temperature, "
-                                     "max_tokens, timeout, retries)")
+                                     "max_tokens, timeout, retries)", json_schema_extra=refers_to(names="llm"))
         prompt: str = Field("ncc", description=f"a preset ({', '.join(PRESETS)}) or the path of a YAML prompt "
                                                "template file, relative to the config")
         detect_refusal: bool = Field(True, description="turn an answer in which the model says the evidence is "
