@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Generator as Generator_
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -19,6 +19,7 @@ from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError
 from criss_rag.index_store import Manifest
 from criss_rag.indexing import DOCSTORE, ingest, open_index
 from criss_rag.pipeline import Pipeline
+from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE, in_language
 from criss_rag.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.source_titles import source_titles
 from criss_rag.grounding import GroundingPolicy, SentenceGate, apply_policy, off_topic, ungrounded
@@ -309,7 +310,10 @@ class Engine:
         started = time.perf_counter()
         if stream and callable(getattr(generator, "stream", None)):
             pieces: list[str] = []
-            final = yield from _stream_pieces(generator_cc.name, generator.stream(query, context), pieces, gate)
+            # text the generator may still turn into a refusal is held back until it no longer can
+            may_decline = getattr(generator, "may_decline", None)
+            hold = (lambda text: bool(may_decline(text, context))) if callable(may_decline) else _always
+            final = yield from _stream_pieces(generator_cc.name, generator.stream(query, context), pieces, gate, hold)
             generation = final if isinstance(final, Generation) else Generation(text="".join(pieces), model=generator_cc.name)
         else:
             generation = self.pipeline.call("generator", generator_cc.name, generator.generate, query, context)
@@ -328,8 +332,15 @@ class Engine:
             notes["thinking_chars"] = len(thinking)
         trace.stages.append(_stage("generate", generator_cc.name, len(context.evidence), [], started, notes=notes))
         if generation.refusal is not None:  # the model itself said the evidence does not answer
-            trace.stages[-1].notes["declined"] = generation.refusal.reason
-            yield AnswerEvent(_refused(query, generation.refusal, trace, generator=generation.model,
+            # its words were never checked against the evidence: they go to the trace, marked so,
+            # and the reader sees the fixed message in the question's language
+            declined = generation.refusal
+            trace.stages[-1].notes["declined"] = declined.reason
+            trace.stages[-1].notes["declined_text"] = {
+                "text": text, "checked": False,
+                "note": "the generator's own words, never checked against the evidence; not shown as the answer"}
+            refusal = Refusal(declined.reason, declined.detail, in_language(INSUFFICIENT_EVIDENCE, query.text))
+            yield AnswerEvent(_refused(query, refusal, trace, generator=generation.model,
                                        context=context_items(context, [])))
             return
 
@@ -525,31 +536,60 @@ def _refused(query: Query, refusal: Refusal, trace: Trace, generator: str = "",
     )
 
 
-def _stream_pieces(name: str, stream: Iterator[Any], pieces: list[str],
-                   gate: SentenceGate | None = None) -> Generator_[StreamEvent, None, Any]:
+def _always(text: str) -> bool:
+    return True
+
+
+def _stream_pieces(name: str, stream: Iterator[Any], pieces: list[str], gate: SentenceGate | None = None,
+                   hold: Callable[[str], bool] | None = None) -> Generator_[StreamEvent, None, Any]:
     """Yield a generator's streamed pieces as token events (collected in ``pieces``; through the
     ``gate`` when there is one), its ``<think>`` text (or the :class:`ThinkingEvent` s it yields)
     as thinking events; return what its stream returned (a final Generation, or None). Failures
-    name the stage and component."""
+    name the stage and component.
+
+    While ``hold(answer text so far)`` is true (the generator may still decline), answer text is
+    held back; it is released once ``hold`` turns false, or when the stream ends with an answer,
+    and never when the stream ends in a refusal."""
     iterator = iter(stream)
     splitter = ThinkSplitter()
+    answer: list[str] = []  # the answer text so far (thinking excluded)
+    held: list[str] = []
+    released = hold is None
+
+    def shown(text: str) -> Iterator[StreamEvent]:
+        if gate is None:
+            yield TokenEvent(text)
+        elif out := gate.feed(text):
+            yield TokenEvent(out)
 
     def events(parts: list[tuple[str, str]]) -> Iterator[StreamEvent]:
+        nonlocal released
         for kind, text in parts:
             if kind == "thinking":
                 yield ThinkingEvent(text)
-            elif gate is None:
-                yield TokenEvent(text)
-            elif shown := gate.feed(text):
-                yield TokenEvent(shown)
+                continue
+            answer.append(text)
+            if not released:
+                assert hold is not None
+                if hold("".join(answer)):
+                    held.append(text)
+                    continue
+                released, text = True, "".join(held) + text
+                held.clear()
+            yield from shown(text)
 
     while True:
         try:
             piece = next(iterator)
         except StopIteration as stop:
             yield from events(splitter.finish())
-            if gate is not None and (shown := gate.finish()):
-                yield TokenEvent(shown)
+            if not released:
+                if isinstance(stop.value, Generation) and stop.value.refusal is not None:
+                    return stop.value  # a refusal: nothing the generator wrote is shown
+                if held:
+                    yield from shown("".join(held))
+            if gate is not None and (out := gate.finish()):
+                yield TokenEvent(out)
             return stop.value
         except CrissRagError:
             raise

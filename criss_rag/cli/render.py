@@ -63,9 +63,10 @@ def render_trace(answer: Answer) -> str:
     for s in answer.trace.stages:
         rows.append(f"  {s.stage:<22} {s.component:<20} {s.n_in:>4} -> {s.n_out:<4} {s.ms:>9.1f} ms")
         rows += [f"    ! {note}" for note in s.notes.get("skipped_checks", [])]  # a safety check that did not run
-        if s.notes.get("declined_text"):
+        declined = s.notes.get("declined_text")
+        if isinstance(declined, dict) and declined.get("text"):
             rows.append(f"    ! the model declined; what it wrote (unchecked, never shown as the answer): "
-                        f"{_short(str(s.notes['declined_text']), 200)}")
+                        f"{_short(str(declined['text']), 200)}")
     return "trace (stage, component, in -> out, time):\n" + "\n".join(rows)
 
 

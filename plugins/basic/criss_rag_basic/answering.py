@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
+from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE
 from criss_rag.text import detect_language
 from criss_rag.types import Context, Evidence, Hit, Query, Refusal
 from criss_rag_basic.languages import hit_language
@@ -16,12 +17,7 @@ from criss_rag_basic.languages import hit_language
 #: the question languages ``detect_language`` tells apart; a per-language setting names each of them
 LANGUAGES = ("en", "ko", "ja", "zh")
 
-DEFAULT_REFUSALS = {
-    "en": "Insufficient evidence: the sources available to me do not answer this question.",
-    "ko": "근거 부족: 제공된 자료에서 이 질문에 대한 답을 찾을 수 없습니다.",
-    "ja": "根拠が不十分です：参照できる資料にはこの質問への答えがありません。",
-    "zh": "证据不足：现有资料无法回答这个问题。",
-}
+DEFAULT_REFUSALS = INSUFFICIENT_EVIDENCE  # the engine's own table (criss_rag.refusal_messages)
 
 #: Words that name a cancer (regular expressions, case-insensitive), in English, Korean, Japanese
 #: and Chinese. A question that names none is held to `min_coverage_no_cancer`.

@@ -23,7 +23,7 @@ from criss_rag.errors import ComponentError
 from criss_rag.thinking import split_thinking
 from criss_rag.types import Context, Generation, Query, Refusal, ThinkingEvent
 
-from criss_rag_generate.declines import BUILTIN_PHRASES, declined_phrase, refusal_message
+from criss_rag_generate.declines import BUILTIN_PHRASES, declined_phrase, may_still_decline, refusal_message
 from criss_rag_generate.prompts import PRESETS, Message, load_prompt
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
@@ -79,6 +79,13 @@ class LlmGenerator:
                     pieces.append(chunk.delta)
                     yield chunk.delta
         return self._finish("".join(pieces), usage, context)
+
+    def may_decline(self, text: str, context: Context) -> bool:
+        """Whether the answer streamed so far (``text``, thinking excluded) may still be turned into
+        a refusal; the engine shows none of it until this is false."""
+        if not self.params.detect_refusal:
+            return False
+        return may_still_decline(text, self.phrases, {e.number for e in context.evidence})
 
     def _finish(self, text: str, usage: dict[str, int], context: Context) -> Generation:
         refusal = None
