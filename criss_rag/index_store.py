@@ -4,7 +4,8 @@ Layout::
 
     <index.dir>/<key>                     a symlink to the current version (swapped atomically)
     <index.dir>/<key>@v<N>-<rand>/        one version of the index
-        manifest.json                     written last: its presence marks a complete version
+        manifest.json                     written last: its presence marks a complete version; it
+                                          lists every other file with its size and SHA-256
         documents.json                    per document: content hash, chunk ids, chunk token counts
         docstore.json                     the chunks (LlamaIndex SimpleDocumentStore)
         retrievers/<label>/...            each retriever's own files
@@ -39,8 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from criss_rag.errors import IndexStoreError
+from criss_rag.index_integrity import file_digests, verify_files
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # 3: the manifest lists every file with its size and SHA-256
 MANIFEST = "manifest.json"
 
 
@@ -68,6 +70,7 @@ class Manifest:
     format: int = FORMAT_VERSION
     created: str = ""
     criss_rag_version: str = ""
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)  # relative path -> {size, sha256}
 
     @classmethod
     def read(cls, directory: Path) -> Manifest:
@@ -120,9 +123,10 @@ class IndexStore:
     def has(self, key: str) -> bool:
         return (self.path(key) / MANIFEST).is_file()
 
-    def open(self, key: str, signature: dict[str, Any]) -> tuple[Manifest, Path]:
+    def open(self, key: str, signature: dict[str, Any], *, verify: bool = True) -> tuple[Manifest, Path]:
         """The manifest and folder of the current version of index ``key``, checked against
-        ``signature``; clear errors say to re-ingest."""
+        ``signature`` and its files against their checksums (``verify=False``: their sizes only);
+        clear errors say to re-ingest."""
         if not self.path(key).exists():
             raise IndexStoreError(
                 f"no index for this config under {self.root} (expected {key}). "
@@ -135,6 +139,7 @@ class IndexStore:
                 f"index at {directory} was built by an incompatible config; re-run "
                 "`criss-rag ingest CONFIG --force` to rebuild it"
             )
+        verify_files(directory, manifest.files, content=verify)
         return manifest, directory
 
     def write(self, manifest: Manifest, build: Callable[[Path], None]) -> Path:
@@ -145,6 +150,7 @@ class IndexStore:
         tmp.mkdir()
         try:
             build(tmp)
+            manifest.files = file_digests(tmp, skip=(MANIFEST,))
             manifest.created = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             manifest.write(tmp)
             _fsync_dir(tmp)
