@@ -436,7 +436,8 @@ class Engine:
         return sentences
 
     def _new_trace(self) -> Trace:
-        return Trace(config_hash=self.config_hash, index_key=self.manifest.key, plugins=dict(self.plugin_versions))
+        return Trace(config_hash=self.config_hash, index_key=self.manifest.key,
+                     corpus_version=corpus_version_text(self.manifest), plugins=dict(self.plugin_versions))
 
 
 def _accounting(outcome: FilterOutcome, n_in: int) -> dict[str, Any]:

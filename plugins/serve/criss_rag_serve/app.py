@@ -33,6 +33,7 @@ from criss_rag.types import Answer
 from criss_rag_serve.jobs import ApiError, run_job, stream_job
 from criss_rag_serve.openai_api import add_openai_routes
 from criss_rag_serve.schemas import ChatResponse, ErrorResponse, Health, request_models
+from criss_rag_serve.served import ServedEngine
 from criss_rag_serve.sessions import Session, SessionStore
 from criss_rag_serve.settings import ServeSettings
 
@@ -121,10 +122,17 @@ class Guard:
         await self.app(scope, replay, send_with_headers)
 
 
+def version_headers(engine: Engine) -> dict[str, str]:
+    """Which corpus version answered: ``X-Corpus-Version`` (``v<N>:<fingerprint>``) and the index folder."""
+    return {"X-Corpus-Version": corpus_version(engine.manifest), "X-Index-Version": engine.index_dir.name}
+
+
 def create_app(engine: Engine, settings: ServeSettings, token: str | None = None) -> FastAPI:
-    """The API and page for ``engine`` (bind it with uvicorn; ``criss-rag serve`` does)."""
+    """The API and page for ``engine`` (bind it with uvicorn; ``criss-rag serve`` does). Each request
+    answers with one engine, the one serving when it arrived (:mod:`criss_rag_serve.served`)."""
     executor = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="criss-rag-answer")
-    sessions = SessionStore(lambda: ChatSession(engine), max_sessions=settings.max_sessions,
+    served = ServedEngine(engine, reload=settings.reload)
+    sessions = SessionStore(lambda: ChatSession(served.current()), max_sessions=settings.max_sessions,
                             idle_s=settings.session_idle_s)
     AskRequest, ChatRequest = request_models(settings.max_question_chars)
 
@@ -137,7 +145,7 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
                   description="Evidence-grounded answers with numbered citations; refusals carry a reason. "
                               "Streaming endpoints send server-sent events: progress*, thinking*, token*, citations, "
                               "done (or error).")
-    app.state.engine, app.state.sessions, app.state.executor = engine, sessions, executor
+    app.state.engine, app.state.served, app.state.sessions, app.state.executor = engine, served, sessions, executor
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"])
@@ -196,6 +204,7 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
         return session
 
     def chat_turn(session: Session, body: Any, stream: bool) -> Any:
+        session.chat.engine = served.current()  # each message answered by the version serving when it arrived
         session.chat.filters = dict(body.filters)
         return session.chat.ask_stream(body.question, progress=True) if stream else session.chat.ask(body.question)
 
@@ -205,9 +214,10 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
     @app.post("/ask", response_model=Answer, responses=ERRORS, dependencies=protected, tags=["answer"])
     async def ask(body: AskRequest, request: Request) -> Any:  # type: ignore[valid-type]
         """Answer one question (or refuse, with a reason): the Answer as JSON."""
-        answer = await run_job(executor, lambda: engine.ask(body.question, filters=body.filters),
+        pinned = served.current()  # one corpus version for the whole answer
+        answer = await run_job(executor, lambda: pinned.ask(body.question, filters=body.filters),
                                settings.timeout_s, request_id(request))
-        return JSONResponse(answer.model_dump(mode="json"))
+        return JSONResponse(answer.model_dump(mode="json"), headers=version_headers(pinned))
 
     @app.post("/ask/stream", responses=ERRORS, dependencies=protected, tags=["answer"],
               response_class=EventSourceResponse)
@@ -216,9 +226,10 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
         thinking, never part of the answer) and `token` {text} as they come, then `citations`
         {citations, sentences, dropped, relevance}, then `done` {answer, display}; or one `error`
         {code, message, request_id}."""
-        events = stream_job(executor, lambda: engine.ask_stream(body.question, filters=body.filters, progress=True),
+        pinned = served.current()  # one corpus version for the whole answer
+        events = stream_job(executor, lambda: pinned.ask_stream(body.question, filters=body.filters, progress=True),
                             settings.timeout_s, request_id(request))
-        return EventSourceResponse(events)
+        return EventSourceResponse(events, headers=version_headers(pinned))
 
     @app.post("/chat", response_model=ChatResponse, responses=ERRORS, dependencies=protected, tags=["chat"])
     async def chat(body: ChatRequest, request: Request) -> Any:  # type: ignore[valid-type]
@@ -242,7 +253,10 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
 
     @app.get("/health", response_model=Health, tags=["server"])
     async def health() -> Health:
-        """Whether the index is loaded, what the pipeline is made of, and the corpus version."""
+        """Whether the index is loaded, what the pipeline is made of, the corpus version served, and
+        whether a newer version written by ingest is loading (or failed to load)."""
+        served.check()
+        engine = served.engine
         config = engine.pipeline.config
         components: dict[str, Any] = {}
         for stage, value in config.components.items():
@@ -255,9 +269,10 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
         return Health(status="ok", index_loaded=True, pipeline=config.name, config_hash=engine.config_hash,
                       index_key=engine.manifest.key, corpus_version=corpus_version(engine.manifest),
                       documents=engine.manifest.documents, chunks=engine.manifest.chunks, components=components,
-                      cache=cache.name if cache else None, sessions=len(sessions), warm_up_s=engine.warmed_up)
+                      cache=cache.name if cache else None, sessions=len(sessions), warm_up_s=engine.warmed_up,
+                      **served.status())
 
-    add_openai_routes(app, engine, executor, settings, protected, request_id)  # /v1/models, /v1/chat/completions
+    add_openai_routes(app, served.current, executor, settings, protected, request_id)  # /v1/models, /v1/chat/completions
 
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:

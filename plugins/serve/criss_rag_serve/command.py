@@ -41,6 +41,9 @@ def url_host(host: str) -> str:
               help="Chat sessions kept; the least recently used are forgotten first.")
 @click.option("--session-idle", "session_idle_s", default=3600.0, show_default=True, type=click.FloatRange(min=1),
               help="Seconds after which an idle chat session is forgotten.")
+@click.option("--reload/--no-reload", default=True, show_default=True,
+              help="After a re-ingest, load the new index version in the background and answer new requests from it "
+                   "(--no-reload: keep the version served; /health then says a restart is needed).")
 @click.option("--build-if-missing", is_flag=True, help="Ingest first when the index for this config does not exist yet.")
 @click.pass_context
 def serve(ctx: click.Context, config: Path, overrides: tuple[str, ...], build_if_missing: bool, **options: object) -> None:
