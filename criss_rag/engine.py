@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from criss_rag.cache import corpus_version as corpus_version_text
 from criss_rag.cache import open_cache
 from criss_rag.chunk_store import ChunkStore
-from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError
+from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError, StreamCancelled
 from criss_rag.index_store import Manifest
 from criss_rag.indexing import DOCSTORE, ingest, open_index
 from criss_rag.pipeline import Pipeline
@@ -224,7 +224,7 @@ class Engine:
 
     def ask_stream(
         self, question: str, *, filters: Mapping[str, Any] | None = None, history: Iterable[ChatTurn] = (),
-        progress: bool = False,
+        progress: bool = False, cancel: Any = None,
     ) -> Iterator[StreamEvent]:
         """Answer ``question`` as a stream: :class:`TokenEvent` s as the generator writes, then one
         :class:`AnswerEvent` (checked citations, sentence verdicts, trace). A refusal streams no
@@ -232,16 +232,24 @@ class Engine:
 
         A reasoning model's ``<think>`` text comes as :class:`ThinkingEvent` s, never as tokens.
         With ``progress``, :class:`ProgressEvent` s announce each step (retrieving, hop, filtering,
-        reranking, refusal_check, generating, checking) before it runs."""
+        reranking, refusal_check, generating, checking) before it runs.
+
+        ``cancel`` (e.g. a ``threading.Event``): once ``cancel.is_set()``, the generator's stream is
+        closed at its next piece and the stream ends with an :class:`ErrorEvent` (a server sets it
+        when its client goes away, so a dropped reader holds no LLM slot)."""
+        steps = self._run(question, filters, history, stream=True, cancel=cancel)
         try:
-            for event in self._run(question, filters, history, stream=True):
+            for event in steps:
                 if progress or not isinstance(event, ProgressEvent):
                     yield event
         except CrissRagError as exc:
             yield ErrorEvent(str(exc), exc)
+        finally:  # a reader that stops early (a client gone) closes every stage now, not when collected
+            steps.close()
 
     def _run(
-        self, question: str, filters: Mapping[str, Any] | None, history: Iterable[ChatTurn], *, stream: bool
+        self, question: str, filters: Mapping[str, Any] | None, history: Iterable[ChatTurn], *, stream: bool,
+        cancel: Any = None,
     ) -> Iterator[StreamEvent]:
         query = Query(text=question.strip(), filters=dict(filters or {}), history=tuple(history))
         trace = self._new_trace()
@@ -249,7 +257,7 @@ class Engine:
             yield AnswerEvent(_refused(query, Refusal("empty_question", "the question is empty", "Please ask a question."), trace))
             return
         if self.cache is None:
-            yield from self._answer(query, trace, stream=stream)
+            yield from self._answer(query, trace, stream=stream, cancel=cancel)
             return
         cached, stage = self.cache.lookup(query, trace)  # before retrieval
         if cached is not None:
@@ -257,12 +265,16 @@ class Engine:
                 yield TokenEvent(cached.text)
             yield AnswerEvent(cached)
             return
-        for event in self._answer(query, trace, stream=stream):
-            if isinstance(event, AnswerEvent):
-                self.cache.store(query, event.answer, stage)
-            yield event
+        answering = self._answer(query, trace, stream=stream, cancel=cancel)
+        try:
+            for event in answering:
+                if isinstance(event, AnswerEvent):
+                    self.cache.store(query, event.answer, stage)
+                yield event
+        finally:
+            answering.close()
 
-    def _answer(self, query: Query, trace: Trace, *, stream: bool) -> Iterator[StreamEvent]:
+    def _answer(self, query: Query, trace: Trace, *, stream: bool, cancel: Any = None) -> Iterator[StreamEvent]:
         """Retrieval to the checked answer (no cache)."""
         hits = yield from self.retrieve_steps(query, trace)
 
@@ -313,7 +325,8 @@ class Engine:
             # text the generator may still turn into a refusal is held back until it no longer can
             may_decline = getattr(generator, "may_decline", None)
             hold = (lambda text: bool(may_decline(text, context))) if callable(may_decline) else _always
-            final = yield from _stream_pieces(generator_cc.name, generator.stream(query, context), pieces, gate, hold)
+            final = yield from _stream_pieces(generator_cc.name, generator.stream(query, context), pieces, gate, hold,
+                                              cancel)
             generation = final if isinstance(final, Generation) else Generation(text="".join(pieces), model=generator_cc.name)
         else:
             generation = self.pipeline.call("generator", generator_cc.name, generator.generate, query, context)
@@ -542,7 +555,7 @@ def _always(text: str) -> bool:
 
 
 def _stream_pieces(name: str, stream: Iterator[Any], pieces: list[str], gate: SentenceGate | None = None,
-                   hold: Callable[[str], bool] | None = None) -> Generator_[StreamEvent, None, Any]:
+                   hold: Callable[[str], bool] | None = None, cancel: Any = None) -> Generator_[StreamEvent, None, Any]:
     """Yield a generator's streamed pieces as token events (collected in ``pieces``; through the
     ``gate`` when there is one), its ``<think>`` text (or the :class:`ThinkingEvent` s it yields)
     as thinking events; return what its stream returned (a final Generation, or None). Failures
@@ -550,7 +563,8 @@ def _stream_pieces(name: str, stream: Iterator[Any], pieces: list[str], gate: Se
 
     While ``hold(answer text so far)`` is true (the generator may still decline), answer text is
     held back; it is released once ``hold`` turns false, or when the stream ends with an answer,
-    and never when the stream ends in a refusal."""
+    and never when the stream ends in a refusal. Once ``cancel.is_set()`` the stream is closed and
+    :class:`StreamCancelled` raised, at the next piece, held or not."""
     iterator = iter(stream)
     splitter = ThinkSplitter()
     answer: list[str] = []  # the answer text so far (thinking excluded)
@@ -579,28 +593,35 @@ def _stream_pieces(name: str, stream: Iterator[Any], pieces: list[str], gate: Se
                 held.clear()
             yield from shown(text)
 
-    while True:
-        try:
-            piece = next(iterator)
-        except StopIteration as stop:
-            yield from events(splitter.finish())
-            if not released:
-                if isinstance(stop.value, Generation) and stop.value.refusal is not None:
-                    return stop.value  # a refusal: nothing the generator wrote is shown
-                if held:
-                    yield from shown("".join(held))
-            if gate is not None and (out := gate.finish()):
-                yield TokenEvent(out)
-            return stop.value
-        except CrissRagError:
-            raise
-        except Exception as exc:
-            raise ComponentError(f"stage generator: component {name!r} failed: {type(exc).__name__}: {exc}") from exc
-        if isinstance(piece, ThinkingEvent):
-            yield piece
-        elif piece:
-            pieces.append(piece)
-            yield from events(splitter.feed(piece))
+    try:
+        while True:
+            try:
+                piece = next(iterator)
+            except StopIteration as stop:
+                yield from events(splitter.finish())
+                if not released:
+                    if isinstance(stop.value, Generation) and stop.value.refusal is not None:
+                        return stop.value  # a refusal: nothing the generator wrote is shown
+                    if held:
+                        yield from shown("".join(held))
+                if gate is not None and (out := gate.finish()):
+                    yield TokenEvent(out)
+                return stop.value
+            except CrissRagError:
+                raise
+            except Exception as exc:
+                raise ComponentError(f"stage generator: component {name!r} failed: {type(exc).__name__}: {exc}") from exc
+            if cancel is not None and cancel.is_set():
+                raise StreamCancelled(f"stage generator: the reader went away; {name!r} was stopped mid-answer")
+            if isinstance(piece, ThinkingEvent):
+                yield piece
+            elif piece:
+                pieces.append(piece)
+                yield from events(splitter.feed(piece))
+    finally:  # also when the reader stops early (a client gone): the generator's stream (an LLM slot) is freed now
+        close = getattr(iterator, "close", None)
+        if callable(close):
+            close()
 
 
 def _drain(steps: Generator_[Any, None, Any]) -> Any:

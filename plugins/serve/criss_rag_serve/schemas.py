@@ -89,3 +89,6 @@ class Health(BaseModel):
     reload: str = Field("current", description="current | loading | pending | failed | restart needed (--no-reload)")
     reload_error: str | None = Field(None, description="why the newest version did not open (the old one still serves)")
     reloads: int = Field(0, description="versions loaded since the server started")
+    in_flight: int = Field(0, description="answers being worked on now, in worker threads (a client that went away "
+                                          "mid-answer stops its worker at the next event)")
+    answer_threads: int = Field(0, description="worker threads alive (at most --workers)")
