@@ -83,7 +83,8 @@ def open_index(pipeline: Pipeline) -> tuple[Manifest, Path]:
     """The manifest and folder of the index this pipeline maps to, checked to hold the current
     corpus (a :class:`StaleIndexError` says to run ``criss-rag ingest`` when it does not)."""
     store = IndexStore(pipeline.config.index_dir)
-    manifest, directory = store.open(pipeline_index_key(pipeline), pipeline.config.ingest_signature())
+    manifest, directory = store.open(pipeline_index_key(pipeline), pipeline.config.ingest_signature(),
+                                     verify=pipeline.config.index_verify == "checksums")
     source = _source_fingerprint(pipeline)
     if source and source == manifest.source_fingerprint:
         return manifest, directory

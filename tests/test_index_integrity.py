@@ -129,3 +129,15 @@ def test_ask_and_serve_refuse_a_damaged_index_with_the_message_not_a_traceback(t
     assert "vectors.faiss is damaged" in result.output and "criss-rag ingest" in result.output
     assert "Traceback" not in result.output
     assert isinstance(result.exception, SystemExit | CrissRagError)
+
+
+def test_index_verify_sizes_skips_the_content_check_but_not_the_sizes(tmp_path, host, template):
+    _, version = built(tmp_path, host, template)
+    sizes_only = pipeline_from_yaml(YAML + "index: {verify: sizes}\n", tmp_path, host)
+    flip_a_bit(version / "docstore.json")
+    Engine.open(sizes_only)  # a flipped bit goes unnoticed: the documented cost of `sizes`
+    truncate(version / "docstore.json")
+    with pytest.raises(IndexStoreError, match="docstore.json is damaged.*truncated"):
+        Engine.open(sizes_only)
+    with pytest.raises(CrissRagError, match="`index.verify` is `checksums`"):
+        pipeline_from_yaml(YAML + "index: {verify: none}\n", tmp_path, host)
