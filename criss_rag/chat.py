@@ -241,13 +241,20 @@ class ChatSession:
         answer = self.engine.ask(question, filters=self.filters, history=self.history())
         return self._record(message, question, how, notes, started, answer)
 
-    def ask_stream(self, message: str, *, progress: bool = False) -> Iterator[StreamEvent]:
-        """Answer one chat message as a stream of events (see ``Engine.ask_stream``)."""
+    def ask_stream(self, message: str, *, progress: bool = False, cancel: Any = None) -> Iterator[StreamEvent]:
+        """Answer one chat message as a stream of events (see ``Engine.ask_stream``, also for ``cancel``)."""
         question, how, notes, started = self._prepare(message)
-        for event in self.engine.ask_stream(question, filters=self.filters, history=self.history(), progress=progress):
-            if isinstance(event, AnswerEvent):
-                event = AnswerEvent(self._record(message, question, how, notes, started, event.answer))
-            yield event
+        events = self.engine.ask_stream(question, filters=self.filters, history=self.history(), progress=progress,
+                                        cancel=cancel)
+        try:
+            for event in events:
+                if isinstance(event, AnswerEvent):
+                    event = AnswerEvent(self._record(message, question, how, notes, started, event.answer))
+                yield event
+        finally:  # a reader that stops early closes the engine's stream now
+            close = getattr(events, "close", None)
+            if callable(close):
+                close()
 
     def _prepare(self, message: str) -> tuple[str, str, dict[str, Any], float]:
         started = time.perf_counter()

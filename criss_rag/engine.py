@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Generator as Generator_
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from criss_rag.cache import corpus_version as corpus_version_text
 from criss_rag.cache import open_cache
 from criss_rag.chunk_store import ChunkStore
-from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError
+from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError, StreamCancelled
 from criss_rag.index_store import Manifest
 from criss_rag.indexing import DOCSTORE, ingest, open_index
 from criss_rag.pipeline import Pipeline
+from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE, in_language
 from criss_rag.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.source_titles import source_titles
 from criss_rag.grounding import GroundingPolicy, SentenceGate, apply_policy, off_topic, ungrounded
@@ -222,7 +223,7 @@ class Engine:
 
     def ask_stream(
         self, question: str, *, filters: Mapping[str, Any] | None = None, history: Iterable[ChatTurn] = (),
-        progress: bool = False,
+        progress: bool = False, cancel: Any = None,
     ) -> Iterator[StreamEvent]:
         """Answer ``question`` as a stream: :class:`TokenEvent` s as the generator writes, then one
         :class:`AnswerEvent` (checked citations, sentence verdicts, trace). A refusal streams no
@@ -230,16 +231,24 @@ class Engine:
 
         A reasoning model's ``<think>`` text comes as :class:`ThinkingEvent` s, never as tokens.
         With ``progress``, :class:`ProgressEvent` s announce each step (retrieving, hop, filtering,
-        reranking, refusal_check, generating, checking) before it runs."""
+        reranking, refusal_check, generating, checking) before it runs.
+
+        ``cancel`` (e.g. a ``threading.Event``): once ``cancel.is_set()``, the generator's stream is
+        closed at its next piece and the stream ends with an :class:`ErrorEvent` (a server sets it
+        when its client goes away, so a dropped reader holds no LLM slot)."""
+        steps = self._run(question, filters, history, stream=True, cancel=cancel)
         try:
-            for event in self._run(question, filters, history, stream=True):
+            for event in steps:
                 if progress or not isinstance(event, ProgressEvent):
                     yield event
         except CrissRagError as exc:
             yield ErrorEvent(str(exc), exc)
+        finally:  # a reader that stops early (a client gone) closes every stage now, not when collected
+            steps.close()
 
     def _run(
-        self, question: str, filters: Mapping[str, Any] | None, history: Iterable[ChatTurn], *, stream: bool
+        self, question: str, filters: Mapping[str, Any] | None, history: Iterable[ChatTurn], *, stream: bool,
+        cancel: Any = None,
     ) -> Iterator[StreamEvent]:
         query = Query(text=question.strip(), filters=dict(filters or {}), history=tuple(history))
         trace = self._new_trace()
@@ -247,7 +256,7 @@ class Engine:
             yield AnswerEvent(_refused(query, Refusal("empty_question", "the question is empty", "Please ask a question."), trace))
             return
         if self.cache is None:
-            yield from self._answer(query, trace, stream=stream)
+            yield from self._answer(query, trace, stream=stream, cancel=cancel)
             return
         cached, stage = self.cache.lookup(query, trace)  # before retrieval
         if cached is not None:
@@ -255,12 +264,16 @@ class Engine:
                 yield TokenEvent(cached.text)
             yield AnswerEvent(cached)
             return
-        for event in self._answer(query, trace, stream=stream):
-            if isinstance(event, AnswerEvent):
-                self.cache.store(query, event.answer, stage)
-            yield event
+        answering = self._answer(query, trace, stream=stream, cancel=cancel)
+        try:
+            for event in answering:
+                if isinstance(event, AnswerEvent):
+                    self.cache.store(query, event.answer, stage)
+                yield event
+        finally:
+            answering.close()
 
-    def _answer(self, query: Query, trace: Trace, *, stream: bool) -> Iterator[StreamEvent]:
+    def _answer(self, query: Query, trace: Trace, *, stream: bool, cancel: Any = None) -> Iterator[StreamEvent]:
         """Retrieval to the checked answer (no cache)."""
         hits = yield from self.retrieve_steps(query, trace)
 
@@ -269,11 +282,13 @@ class Engine:
         if policy_cc is not None:
             yield ProgressEvent("refusal_check", policy_cc.name)
             started = time.perf_counter()
-            refusal = self.pipeline.call("refusal", policy_cc.name, self.pipeline.build(policy_cc).decide, query, hits)
-            trace.stages.append(
-                _stage("refusal", policy_cc.name, len(hits), [] if refusal else hits, started,
-                       notes={"refused": refusal is not None, **({"reason": refusal.reason} if refusal else {})})
-            )
+            refusal_policy = self.pipeline.build(policy_cc)
+            refusal = self.pipeline.call("refusal", policy_cc.name, refusal_policy.decide, query, hits)
+            notes = {"refused": refusal is not None, **({"reason": refusal.reason} if refusal else {})}
+            explain = getattr(refusal_policy, "trace_notes", None)  # optional: e.g. a check it skipped, and why
+            if callable(explain):
+                notes.update(self.pipeline.call("refusal", policy_cc.name, explain, query, hits))
+            trace.stages.append(_stage("refusal", policy_cc.name, len(hits), [] if refusal else hits, started, notes=notes))
         if refusal is None and not hits:
             refusal = Refusal("no_evidence", "retrieval returned no candidates", NO_EVIDENCE_MESSAGE)
         if refusal is not None:
@@ -306,7 +321,11 @@ class Engine:
         started = time.perf_counter()
         if stream and callable(getattr(generator, "stream", None)):
             pieces: list[str] = []
-            final = yield from _stream_pieces(generator_cc.name, generator.stream(query, context), pieces, gate)
+            # text the generator may still turn into a refusal is held back until it no longer can
+            may_decline = getattr(generator, "may_decline", None)
+            hold = (lambda text: bool(may_decline(text, context))) if callable(may_decline) else _always
+            final = yield from _stream_pieces(generator_cc.name, generator.stream(query, context), pieces, gate, hold,
+                                              cancel)
             generation = final if isinstance(final, Generation) else Generation(text="".join(pieces), model=generator_cc.name)
         else:
             generation = self.pipeline.call("generator", generator_cc.name, generator.generate, query, context)
@@ -325,8 +344,15 @@ class Engine:
             notes["thinking_chars"] = len(thinking)
         trace.stages.append(_stage("generate", generator_cc.name, len(context.evidence), [], started, notes=notes))
         if generation.refusal is not None:  # the model itself said the evidence does not answer
-            trace.stages[-1].notes["declined"] = generation.refusal.reason
-            yield AnswerEvent(_refused(query, generation.refusal, trace, generator=generation.model,
+            # its words were never checked against the evidence: they go to the trace, marked so,
+            # and the reader sees the fixed message in the question's language
+            declined = generation.refusal
+            trace.stages[-1].notes["declined"] = declined.reason
+            trace.stages[-1].notes["declined_text"] = {
+                "text": text, "checked": False,
+                "note": "the generator's own words, never checked against the evidence; not shown as the answer"}
+            refusal = Refusal(declined.reason, declined.detail, in_language(INSUFFICIENT_EVIDENCE, query.text))
+            yield AnswerEvent(_refused(query, refusal, trace, generator=generation.model,
                                        context=context_items(context, [])))
             return
 
@@ -422,7 +448,8 @@ class Engine:
         return sentences
 
     def _new_trace(self) -> Trace:
-        return Trace(config_hash=self.config_hash, index_key=self.manifest.key, plugins=dict(self.plugin_versions))
+        return Trace(config_hash=self.config_hash, index_key=self.manifest.key,
+                     corpus_version=corpus_version_text(self.manifest), plugins=dict(self.plugin_versions))
 
 
 def _accounting(outcome: FilterOutcome, n_in: int) -> dict[str, Any]:
@@ -522,41 +549,78 @@ def _refused(query: Query, refusal: Refusal, trace: Trace, generator: str = "",
     )
 
 
-def _stream_pieces(name: str, stream: Iterator[Any], pieces: list[str],
-                   gate: SentenceGate | None = None) -> Generator_[StreamEvent, None, Any]:
+def _always(text: str) -> bool:
+    return True
+
+
+def _stream_pieces(name: str, stream: Iterator[Any], pieces: list[str], gate: SentenceGate | None = None,
+                   hold: Callable[[str], bool] | None = None, cancel: Any = None) -> Generator_[StreamEvent, None, Any]:
     """Yield a generator's streamed pieces as token events (collected in ``pieces``; through the
     ``gate`` when there is one), its ``<think>`` text (or the :class:`ThinkingEvent` s it yields)
     as thinking events; return what its stream returned (a final Generation, or None). Failures
-    name the stage and component."""
+    name the stage and component.
+
+    While ``hold(answer text so far)`` is true (the generator may still decline), answer text is
+    held back; it is released once ``hold`` turns false, or when the stream ends with an answer,
+    and never when the stream ends in a refusal. Once ``cancel.is_set()`` the stream is closed and
+    :class:`StreamCancelled` raised, at the next piece, held or not."""
     iterator = iter(stream)
     splitter = ThinkSplitter()
+    answer: list[str] = []  # the answer text so far (thinking excluded)
+    held: list[str] = []
+    released = hold is None
+
+    def shown(text: str) -> Iterator[StreamEvent]:
+        if gate is None:
+            yield TokenEvent(text)
+        elif out := gate.feed(text):
+            yield TokenEvent(out)
 
     def events(parts: list[tuple[str, str]]) -> Iterator[StreamEvent]:
+        nonlocal released
         for kind, text in parts:
             if kind == "thinking":
                 yield ThinkingEvent(text)
-            elif gate is None:
-                yield TokenEvent(text)
-            elif shown := gate.feed(text):
-                yield TokenEvent(shown)
+                continue
+            answer.append(text)
+            if not released:
+                assert hold is not None
+                if hold("".join(answer)):
+                    held.append(text)
+                    continue
+                released, text = True, "".join(held) + text
+                held.clear()
+            yield from shown(text)
 
-    while True:
-        try:
-            piece = next(iterator)
-        except StopIteration as stop:
-            yield from events(splitter.finish())
-            if gate is not None and (shown := gate.finish()):
-                yield TokenEvent(shown)
-            return stop.value
-        except CrissRagError:
-            raise
-        except Exception as exc:
-            raise ComponentError(f"stage generator: component {name!r} failed: {type(exc).__name__}: {exc}") from exc
-        if isinstance(piece, ThinkingEvent):
-            yield piece
-        elif piece:
-            pieces.append(piece)
-            yield from events(splitter.feed(piece))
+    try:
+        while True:
+            try:
+                piece = next(iterator)
+            except StopIteration as stop:
+                yield from events(splitter.finish())
+                if not released:
+                    if isinstance(stop.value, Generation) and stop.value.refusal is not None:
+                        return stop.value  # a refusal: nothing the generator wrote is shown
+                    if held:
+                        yield from shown("".join(held))
+                if gate is not None and (out := gate.finish()):
+                    yield TokenEvent(out)
+                return stop.value
+            except CrissRagError:
+                raise
+            except Exception as exc:
+                raise ComponentError(f"stage generator: component {name!r} failed: {type(exc).__name__}: {exc}") from exc
+            if cancel is not None and cancel.is_set():
+                raise StreamCancelled(f"stage generator: the reader went away; {name!r} was stopped mid-answer")
+            if isinstance(piece, ThinkingEvent):
+                yield piece
+            elif piece:
+                pieces.append(piece)
+                yield from events(splitter.feed(piece))
+    finally:  # also when the reader stops early (a client gone): the generator's stream (an LLM slot) is freed now
+        close = getattr(iterator, "close", None)
+        if callable(close):
+            close()
 
 
 def _drain(steps: Generator_[Any, None, Any]) -> Any:

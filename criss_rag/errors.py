@@ -30,3 +30,8 @@ class DataError(CrissRagError):
 
 class ComponentError(CrissRagError):
     """A component failed at run time; the message names the stage and the component."""
+
+
+class StreamCancelled(CrissRagError):
+    """A streamed answer was stopped because its reader went away (e.g. a server's client
+    disconnected); the generator's stream is closed at once."""

@@ -28,25 +28,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from criss_rag.refusal_messages import OFF_TOPIC, UNSUPPORTED
 from criss_rag.support import answer_pieces, answer_sentences
 from criss_rag.text import detect_language
 from criss_rag.types import Refusal, RelevanceVerdict, SentenceSupport
 
-#: Shown instead of an answer none of whose sentences the evidence supports (or, with
-#: ``unsupported: withhold``, one with an unsupported sentence).
-UNSUPPORTED_MESSAGES = {
-    "en": "Insufficient evidence: the answer could not be checked against the sources, so it is withheld.",
-    "ko": "근거 부족: 답변을 자료로 확인할 수 없어 보여 드리지 않습니다.",
-    "ja": "根拠が不十分です：回答を資料で確認できないため、表示しません。",
-    "zh": "证据不足：无法用资料核实该回答，因此不予显示。",
-}
-#: Shown when the evidence (or the answer) does not cover what the question asks.
-OFF_TOPIC_MESSAGES = {
-    "en": "Insufficient evidence: the sources available to me do not address this question.",
-    "ko": "근거 부족: 제공된 자료는 이 질문의 내용을 다루지 않습니다.",
-    "ja": "根拠が不十分です：参照できる資料はこの質問の内容を扱っていません。",
-    "zh": "证据不足：现有资料没有涉及这个问题的内容。",
-}
+UNSUPPORTED_MESSAGES = UNSUPPORTED  # shown instead of an answer the evidence does not support
+OFF_TOPIC_MESSAGES = OFF_TOPIC  # shown when the evidence (or the answer) does not cover the question
 
 _END = re.compile(r"([.!?。！？]+[」』）)\"'\]]*)\s*$")
 

@@ -4,7 +4,8 @@ Layout::
 
     <index.dir>/<key>                     a symlink to the current version (swapped atomically)
     <index.dir>/<key>@v<N>-<rand>/        one version of the index
-        manifest.json                     written last: its presence marks a complete version
+        manifest.json                     written last: its presence marks a complete version; it
+                                          lists every other file with its size and SHA-256
         documents.json                    per document: content hash, chunk ids, chunk token counts
         docstore.json                     the chunks (LlamaIndex SimpleDocumentStore)
         retrievers/<label>/...            each retriever's own files
@@ -38,9 +39,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from criss_rag.disk_space import describe, disk_full, free_bytes, human
 from criss_rag.errors import IndexStoreError
+from criss_rag.index_integrity import file_digests, verify_files
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # 3: the manifest lists every file with its size and SHA-256
 MANIFEST = "manifest.json"
 
 
@@ -68,6 +71,7 @@ class Manifest:
     format: int = FORMAT_VERSION
     created: str = ""
     criss_rag_version: str = ""
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)  # relative path -> {size, sha256}
 
     @classmethod
     def read(cls, directory: Path) -> Manifest:
@@ -120,9 +124,10 @@ class IndexStore:
     def has(self, key: str) -> bool:
         return (self.path(key) / MANIFEST).is_file()
 
-    def open(self, key: str, signature: dict[str, Any]) -> tuple[Manifest, Path]:
+    def open(self, key: str, signature: dict[str, Any], *, verify: bool = True) -> tuple[Manifest, Path]:
         """The manifest and folder of the current version of index ``key``, checked against
-        ``signature``; clear errors say to re-ingest."""
+        ``signature`` and its files against their checksums (``verify=False``: their sizes only);
+        clear errors say to re-ingest."""
         if not self.path(key).exists():
             raise IndexStoreError(
                 f"no index for this config under {self.root} (expected {key}). "
@@ -135,26 +140,56 @@ class IndexStore:
                 f"index at {directory} was built by an incompatible config; re-run "
                 "`criss-rag ingest CONFIG --force` to rebuild it"
             )
+        verify_files(directory, manifest.files, content=verify)
         return manifest, directory
 
-    def write(self, manifest: Manifest, build: Callable[[Path], None]) -> Path:
-        """Run ``build(tmp_dir)``, write the manifest, then make the folder the current version."""
+    def write(self, manifest: Manifest, build: Callable[[Path], None], *, needed_bytes: int = 0) -> Path:
+        """Run ``build(tmp_dir)``, write the manifest, then make the folder the current version.
+
+        Refuses before writing when the file system has less than ``needed_bytes`` free; a full
+        disk while writing (``ENOSPC``, quota) is an :class:`IndexStoreError` saying what filled up.
+        Either way nothing of the new version is left and the current version stays current."""
         self.root.mkdir(parents=True, exist_ok=True)
         self.remove_stale(manifest.key)
+        free = free_bytes(self.root)
+        if needed_bytes and free < needed_bytes:
+            raise IndexStoreError(
+                f"not enough free space for the new index version under {self.root}: it needs about "
+                f"{human(needed_bytes)} (an estimate), the file system has {human(free)} free. Nothing was written; "
+                f"{self.serving_note(manifest.key)} Free some space (or point `index.dir` at a larger disk) and re-run ingest."
+            )
         tmp = self.root / f".tmp-{manifest.key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        tmp.mkdir()
+        version = self.root / f"{manifest.key}@v{manifest.corpus_version}-{uuid.uuid4().hex[:8]}"
         try:
+            tmp.mkdir()
             build(tmp)
+            manifest.files = file_digests(tmp, skip=(MANIFEST,))
             manifest.created = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             manifest.write(tmp)
             _fsync_dir(tmp)
-            version = self.root / f"{manifest.key}@v{manifest.corpus_version}-{uuid.uuid4().hex[:8]}"
             os.replace(tmp, version)
-        except BaseException:
+            self._point(manifest.key, version)
+        except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        self._point(manifest.key, version)
+            if not (self.path(manifest.key).is_symlink() and self.current(manifest.key) == version.resolve()):
+                shutil.rmtree(version, ignore_errors=True)  # never made current: nothing refers to it
+            full = disk_full(exc)
+            if full is None:
+                raise
+            raise IndexStoreError(
+                f"the disk holding {self.root} filled up while ingest wrote the new index version "
+                f"({describe(full)}; {human(free_bytes(self.root))} free now). The partial version was removed; "
+                f"{self.serving_note(manifest.key)} Free some space (or point `index.dir` at a larger disk) and re-run ingest."
+            ) from exc
         return version
+
+    def serving_note(self, key: str) -> str:
+        """Which version stays current after a failed write, as a sentence."""
+        if not self.path(key).is_symlink():
+            return "there is no earlier version of this index."
+        name = self.current(key).name
+        number = name.split("@v", 1)[-1].split("-", 1)[0]
+        return f"the current version (corpus version {number}, {name}) is unchanged and still the one served."
 
     def _point(self, key: str, version: Path) -> None:
         link = self.path(key)

@@ -25,6 +25,7 @@ from llama_index.core.utils import get_tokenizer
 
 from criss_rag.config.model import not_in_index_key
 from criss_rag.corpus_diff import CorpusDiff, DocumentEntry, DocumentTable, corpus_fingerprint, diff_corpus, hashes_of
+from criss_rag.disk_space import describe, disk_full, estimate_version_bytes
 from criss_rag.errors import ComponentError, DataError, IndexStoreError
 from criss_rag.executors import embed_on_executor
 from criss_rag.index_store import IndexLock, IndexStore, Manifest, index_key
@@ -82,7 +83,8 @@ def open_index(pipeline: Pipeline) -> tuple[Manifest, Path]:
     """The manifest and folder of the index this pipeline maps to, checked to hold the current
     corpus (a :class:`StaleIndexError` says to run ``criss-rag ingest`` when it does not)."""
     store = IndexStore(pipeline.config.index_dir)
-    manifest, directory = store.open(pipeline_index_key(pipeline), pipeline.config.ingest_signature())
+    manifest, directory = store.open(pipeline_index_key(pipeline), pipeline.config.ingest_signature(),
+                                     verify=pipeline.config.index_verify == "checksums")
     source = _source_fingerprint(pipeline)
     if source and source == manifest.source_fingerprint:
         return manifest, directory
@@ -134,7 +136,18 @@ def ingest(pipeline: Pipeline, *, force: bool = False, executor: Any = None, loc
     with IndexLock(store.root, key, lock_timeout, note) as lock:
         if lock.recovered:
             note(lock.recovered)
-        return _ingest_locked(pipeline, store, key, progress, force, executor)
+        try:
+            return _ingest_locked(pipeline, store, key, progress, force, executor)
+        except IndexStoreError:
+            raise
+        except Exception as exc:  # e.g. the embedding cache (in index.dir/.cache) hit a full disk
+            full = disk_full(exc)
+            if full is None:
+                raise
+            raise IndexStoreError(
+                f"the disk holding {store.root} filled up during ingest ({describe(full)}). Nothing of the new "
+                f"version was made current; {store.serving_note(key)} Free some space and re-run ingest."
+            ) from exc
 
 
 def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Progress, force: bool,
@@ -217,7 +230,10 @@ def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Pr
         plugins=pipeline.plugin_versions(),
         criss_rag_version=__version__,
     )
-    store.write(manifest, write_version)
+    previous_bytes = sum(int(f.get("size", 0)) for f in previous.manifest.files.values()) if previous else 0
+    needed = estimate_version_bytes([c.get_content() for c in chunks], len(pipeline.config.many("retrievers")),
+                                    previous_bytes, previous.manifest.chunks if previous else 0)
+    store.write(manifest, write_version, needed_bytes=needed)
     mean, median = token_stats(table.tokens())
     return IngestReport(
         store.path(key), key, True, len(documents), len(chunks), mean, median, time.perf_counter() - started,

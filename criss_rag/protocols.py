@@ -126,7 +126,11 @@ class Reranker(Protocol):
 
 @runtime_checkable
 class RefusalPolicy(Protocol):
-    """Returns a :class:`Refusal` when the evidence is not strong enough, else ``None``."""
+    """Returns a :class:`Refusal` when the evidence is not strong enough, else ``None``.
+
+    Optional: ``trace_notes(query, hits) -> Mapping[str, Any]``, added to the ``refusal`` stage's
+    trace notes, e.g. ``{"skipped_checks": [...]}`` for a check the policy left out and why
+    (``criss-rag ask --trace`` prints ``skipped_checks``)."""
 
     def decide(self, query: Query, hits: list[Hit]) -> Refusal | None: ...
 
@@ -145,6 +149,13 @@ class Generator(Protocol):
     Optional: ``stream(query, context)``, a generator of text pieces that may ``return`` the final
     :class:`~criss_rag.types.Generation` (model, usage, refusal); ``Engine.ask_stream`` uses it.
     Without it, streaming yields the whole ``generate()`` text as one piece.
+
+    A generator that may turn its answer into a refusal (``Generation.refusal``, e.g. the model
+    said the evidence is insufficient) should define ``may_decline(text, context) -> bool``: whether
+    the answer streamed so far may still become one. The engine shows no streamed text while it is
+    true; a streaming generator without it is treated as able to decline until its stream ends
+    (its answer is shown once, when complete). A refusal shows the engine's fixed message in the
+    question's language; the generator's message and text go to the trace, marked unchecked.
     """
 
     def generate(self, query: Query, context: Context) -> Generation: ...

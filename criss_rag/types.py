@@ -190,6 +190,7 @@ class Trace(BaseModel):
 
     config_hash: str
     index_key: str = ""
+    corpus_version: str = ""  # v<N>:<fingerprint> of the index version that answered
     plugins: dict[str, str] = Field(default_factory=dict)  # plugin name -> version
     stages: list[StageTrace] = Field(default_factory=list)
 

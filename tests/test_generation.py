@@ -20,9 +20,11 @@ from criss_rag.cli.main import build_cli
 from criss_rag.engine import Engine, verify_citations
 from criss_rag.errors import ComponentError, ConfigError
 from criss_rag.plugins import PluginHost
+from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE
 from criss_rag.support import LexicalSupport, answer_sentences
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
 from criss_rag.testing.servers import Failure, OllamaStubServer, OpenAIStubServer, RecordedRequest
+from criss_rag.text import detect_language
 from criss_rag.types import AnswerEvent, ChatTurn, Context, ErrorEvent, Evidence, Hit, Query, TokenEvent, text_node
 
 SECRET = "sk-criss-generate-0123456789"
@@ -103,18 +105,22 @@ def test_a_reply_that_says_the_evidence_is_insufficient_is_a_refusal(workdir, ho
         answer = engine_for(workdir, host, config(workdir, compatible(server), f"{{name: llm, llm: gen, prompt: {prompt}}}")).ask(question)
         assert len(chat_requests(server)) == 1  # the model was asked (the policy let the question through)
     assert answer.refused and answer.refusal_reason == "model_declined"
-    assert answer.text == reply.rstrip(".") + ("." if reply.endswith(".") else "")
+    assert answer.text == INSUFFICIENT_EVIDENCE[detect_language(question)]  # fixed text, never the model's
     assert answer.citations == [] and answer.sentences == []
     assert answer.trace.stage("generate").notes["declined"] == "model_declined"
+    assert answer.trace.stage("generate").notes["declined_text"]["text"] == reply
+    assert answer.trace.stage("generate").notes["declined_text"]["checked"] is False
     assert answer.trace.stage("cite") is None
 
 
-def test_criss_refusal_names_the_missing_case_information(workdir, host):
+def test_criss_refusal_s_missing_case_information_is_in_the_trace_not_the_answer(workdir, host):
     reply = "Insufficient evidence: the rule depends on the diagnosis year, which the question does not give."
     with OpenAIStubServer(reply=reply) as server:
         answer = engine_for(workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, prompt: criss}")).ask(LIVER_Q)
     assert answer.refused and answer.refusal_reason == "model_declined"
-    assert "diagnosis year" in answer.text and "insufficient evidence" in answer.refusal_detail
+    assert answer.text == INSUFFICIENT_EVIDENCE["en"] and "insufficient evidence" in answer.refusal_detail
+    declined = answer.trace.stage("generate").notes["declined_text"]  # the model's words: in the trace, unchecked
+    assert "diagnosis year" in declined["text"] and declined["checked"] is False
 
 
 def test_configured_refusal_phrases_and_partial_answers(workdir, host):
@@ -320,7 +326,7 @@ def test_unknown_preset_and_unknown_llm_key(workdir, host):
     base = '{name: openai-compatible, model: m, api_base: "http://127.0.0.1:9/v1"}'
     with pytest.raises(ConfigError, match="Presets: ncc, jlcs, criss"):
         pipeline_from_yaml(config(workdir, base, "{name: llm, llm: gen, prompt: nccc}"), workdir, host).one("generator")
-    with pytest.raises(ConfigError, match="uses the LLM 'gpt', but `llms:` names only: gen"):
+    with pytest.raises(ConfigError, match="'gpt' names no llm of this config.*Valid: gen"):  # checked as the config is read
         pipeline_from_yaml(config(workdir, base, "{name: llm, llm: gpt}"), workdir, host).one("generator")
 
 
@@ -338,7 +344,11 @@ def test_ask_stream_yields_tokens_then_the_checked_answer(workdir, host, backend
         request = chat_requests(server)[0]
     assert request.body["stream"] is True
     tokens = [e.text for e in events if isinstance(e, TokenEvent)]
-    assert len(tokens) == len(reply.split()) and "".join(tokens) == reply
+    # the first sentence is held until the model has cited evidence and begun the next sentence (until then
+    # the answer could still turn into a refusal); from then on each piece streams as it comes
+    first = len(LIVER_A.split()) + 1
+    assert tokens[0] == " ".join(reply.split()[:first]) + " " and tokens[1:] == [w + " " for w in reply.split()[first:-1]] + ["[1]."]
+    assert "".join(tokens) == reply
     assert all(isinstance(e, TokenEvent) for e in events[:-1]) and isinstance(events[-1], AnswerEvent)
     answer = events[-1].answer
     assert answer.text == reply and [c.number for c in answer.citations] == [1]
@@ -361,7 +371,7 @@ def test_a_stream_that_breaks_off_is_an_error_never_a_short_answer(workdir, host
         events = list(engine.ask_stream(LIVER_Q))
         again = list(engine.ask_stream(LIVER_Q))  # the next question is answered normally
     assert not any(isinstance(e, AnswerEvent) for e in events) and isinstance(events[-1], ErrorEvent)
-    assert "".join(e.text for e in events if isinstance(e, TokenEvent)) == " ".join(LIVER_A.split()[:3]) + " "
+    assert "".join(e.text for e in events if isinstance(e, TokenEvent)) == ""  # held: it could still have declined
     broke = "broke off" if chunked else "stopped before the server finished" if backend != "ollama" else \
         "stopped before Ollama finished"
     assert broke in events[-1].message and "crashed or restarted" in events[-1].message
@@ -605,5 +615,6 @@ def test_generation_refusal_field_is_reported_by_the_engine_for_any_generator(wo
     engine = Engine.open(pipeline_from_yaml(config(workdir, "{name: ollama, model: unused}", "shy"), workdir, custom),
                          build_if_missing=True)
     answer = engine.ask(LIVER_Q)
-    assert answer.refused and answer.text == "No." and answer.generator == "shy"
+    # a generator's refusal shows the engine's fixed message; its own message is the trace's, unchecked
+    assert answer.refused and answer.text == INSUFFICIENT_EVIDENCE["en"] and answer.generator == "shy"
     assert Query(text="x").history == ()

@@ -348,7 +348,9 @@ def test_a_failing_llm_is_a_502_without_internals_and_the_log_has_the_details(tm
 
 
 def test_an_llm_streams_korean_token_by_token_and_the_tokens_join_to_the_answer(tmp_path):
-    reply = "B형 간염 바이러스에 감염되면 간암 위험이 높아집니다 [1]."
+    # the first sentence is held until the model has cited and begun the next one (until then it could still
+    # decline); the second streams token by token
+    reply = "B형 간염 바이러스에 감염되면 간암 위험이 높아집니다 [1]. 간암은 간세포에서 시작되는 암입니다 [1]."
     with OpenAIStubServer(reply=reply) as llm:
         engine = llm_engine(tmp_path, llm, ", unsupported: mark")  # mark: tokens stream as the model writes them
         with running(create_app(engine, ServeSettings())) as url, httpx.Client(base_url=url, timeout=30) as http:

@@ -59,7 +59,14 @@ def render_dropped(answer: Answer) -> str:
 
 
 def render_trace(answer: Answer) -> str:
-    rows = [f"  {s.stage:<22} {s.component:<20} {s.n_in:>4} -> {s.n_out:<4} {s.ms:>9.1f} ms" for s in answer.trace.stages]
+    rows: list[str] = []
+    for s in answer.trace.stages:
+        rows.append(f"  {s.stage:<22} {s.component:<20} {s.n_in:>4} -> {s.n_out:<4} {s.ms:>9.1f} ms")
+        rows += [f"    ! {note}" for note in s.notes.get("skipped_checks", [])]  # a safety check that did not run
+        declined = s.notes.get("declined_text")
+        if isinstance(declined, dict) and declined.get("text"):
+            rows.append(f"    ! the model declined; what it wrote (unchecked, never shown as the answer): "
+                        f"{_short(str(declined['text']), 200)}")
     return "trace (stage, component, in -> out, time):\n" + "\n".join(rows)
 
 
@@ -84,3 +91,8 @@ def render_plugins(host: PluginHost, plugins: list[PluginInfo], *, show_all: boo
     for failure in host.failures:
         lines.append(f"FAILED {failure.name}: {failure.stage}: {failure.error}")
     return "\n".join(lines) or "no plugins installed"
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

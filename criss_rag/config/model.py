@@ -40,6 +40,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+from criss_rag.config.references import check_references
 from criss_rag.config.yaml_source import blame, short_repr
 from criss_rag.errors import ConfigError
 from criss_rag.registry import ComponentSpec, Registry
@@ -137,6 +138,8 @@ class PipelineConfig:
     components: dict[str, ComponentConfig | list[ComponentConfig] | None]
     llms: dict[str, ComponentConfig] = field(default_factory=dict)
     chat: ChatSettings | None = None  # the `chat:` mapping, when the YAML has one
+    #: how opening the index checks its files: ``checksums`` (sizes and SHA-256) or ``sizes``
+    index_verify: str = "checksums"
 
     def one(self, stage: str) -> ComponentConfig | None:
         value = self.components.get(stage)
@@ -158,7 +161,7 @@ class PipelineConfig:
         return next((cc for cc in self.all_components() if cc.stage == stage), None)
 
     def plan(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "index": {"dir": str(self.index_dir)}}
+        out: dict[str, Any] = {"name": self.name, "index": {"dir": str(self.index_dir), "verify": self.index_verify}}
         if self.llms:
             out["llms"] = {key: cc.plan() for key, cc in self.llms.items()}
         if self.chat is not None:
@@ -285,12 +288,17 @@ def parse_pipeline(raw: Any, registry: Registry, *, source: str, base_dir: Path)
     }
 
     index = raw.get("index") or {}
-    if not isinstance(index, dict) or set(index) - {"dir"}:
-        raise ConfigError(f"{where(('index',))}: `index:` takes one key, `dir:` (a folder path)")
+    if not isinstance(index, dict) or set(index) - {"dir", "verify"}:
+        raise ConfigError(f"{where(('index',))}: `index:` takes the keys `dir:` (a folder path) and `verify:` "
+                          "(checksums or sizes)")
+    verify = index.get("verify", "checksums")
+    if verify not in ("checksums", "sizes"):
+        raise ConfigError(f"{where(('index', 'verify'))}: `index.verify` is `checksums` (every file's size and SHA-256 "
+                          f"checked when the index is opened, the default) or `sizes` (sizes only); got {short_repr(verify)}")
     index_dir = Path(os.path.expanduser(str(index.get("dir", ".criss_rag/index"))))
     if not index_dir.is_absolute():
         index_dir = base_dir / index_dir
-    return PipelineConfig(
+    config = PipelineConfig(
         name=name.strip(),
         description=str(raw.get("description", "")),
         source=source,
@@ -299,7 +307,10 @@ def parse_pipeline(raw: Any, registry: Registry, *, source: str, base_dir: Path)
         components=components,
         llms=llm_configs,
         chat=_chat_settings(raw, llm_configs, where),
+        index_verify=verify,
     )
+    check_references(config, where)  # every label, signal, LLM key and language code names something real
+    return config
 
 
 def _chat_settings(raw: dict[str, Any], llms: dict[str, ComponentConfig], where: Any) -> ChatSettings | None:

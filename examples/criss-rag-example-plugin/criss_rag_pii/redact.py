@@ -30,6 +30,8 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 class PiiRedact:
     """Redacts personal data (e-mail, phone, RRN, My Number, SSN, date of birth) from evidence text."""
 
+    SIGNALS = (SIGNAL,)  # a refusal policy may name it (criss_rag.config.references)
+
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         kinds: list[Kind] = Field(

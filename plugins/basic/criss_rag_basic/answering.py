@@ -7,7 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
+from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE
 from criss_rag.text import detect_language
 from criss_rag.types import Context, Evidence, Hit, Query, Refusal
 from criss_rag_basic.languages import hit_language
@@ -15,12 +17,7 @@ from criss_rag_basic.languages import hit_language
 #: the question languages ``detect_language`` tells apart; a per-language setting names each of them
 LANGUAGES = ("en", "ko", "ja", "zh")
 
-DEFAULT_REFUSALS = {
-    "en": "Insufficient evidence: the sources available to me do not answer this question.",
-    "ko": "근거 부족: 제공된 자료에서 이 질문에 대한 답을 찾을 수 없습니다.",
-    "ja": "根拠が不十分です：参照できる資料にはこの質問への答えがありません。",
-    "zh": "证据不足：现有资料无法回答这个问题。",
-}
+DEFAULT_REFUSALS = INSUFFICIENT_EVIDENCE  # the engine's own table (criss_rag.refusal_messages)
 
 #: Words that name a cancer (regular expressions, case-insensitive), in English, Korean, Japanese
 #: and Chinese. A question that names none is held to `min_coverage_no_cancer`.
@@ -55,10 +52,12 @@ class EvidenceThreshold:
             None, description="the score to test (a retriever label or stage label); or one per question language, "
             "`{en: faiss, ko: e5, ja: e5, zh: e5}` (every language en, ko, ja, zh named), for pipelines whose "
             "dense retrievers serve different languages",
+            json_schema_extra=refers_to(names="signal", keys="language"),
         )
         min_score: float | dict[str, float] | None = Field(
             None, description="refuse if the best `signal` score is below this; or one per question language, "
             "`{en: 0.55, ko: 0.85, ...}` (every language named): cosine scales differ between models and languages",
+            json_schema_extra=refers_to(keys="language"),
         )
         when_signal_missing: Literal["refuse", "skip"] = Field(
             "refuse", description="no candidate carries the signal (e.g. its retriever serves other languages)"
@@ -70,11 +69,13 @@ class EvidenceThreshold:
             "`{ko: 0.82, ja: 0.82}`. When none of the top `coverage_top_n` candidates is in the question's language, "
             "the term-coverage checks (which cannot match words across languages) are skipped and this score decides; "
             "a language not named here is held to the usual checks",
+            json_schema_extra=refers_to(keys="language"),
         )
         min_coverage: float | dict[str, float | None] | None = Field(
             None, description="share (0-1) of question terms the top candidates must contain; or one per question "
             "language, null for no check in that language (`{en: 0.3, ko: null, ja: null, zh: null}`: paraphrased "
             "Korean and Japanese questions share few words with the passages, the e5 score decides for them)",
+            json_schema_extra=refers_to(keys="language"),
         )
         coverage_top_n: int = Field(3, ge=1, description="how many top candidates the coverage check reads")
         coverage_analyzer: str = Field("standard", description="analyzer for the coverage checks")
@@ -83,6 +84,7 @@ class EvidenceThreshold:
             description="when the question names no cancer (no `cancer_terms` match): share (0-1) of its terms that "
             "must appear somewhere among all the candidates (a disease the corpus never names appears in none); or "
             "one per question language, null for no check in that language",
+            json_schema_extra=refers_to(keys="language"),
         )
         cancer_terms: list[str] = Field(
             default_factory=lambda: list(CANCER_TERMS),
@@ -91,9 +93,11 @@ class EvidenceThreshold:
         message: dict[str, str] = Field(
             default_factory=lambda: dict(DEFAULT_REFUSALS),
             description="refusal text per question language (en, ko, ja, zh); en is the fallback",
+            json_schema_extra=refers_to(keys="language"),
         )
         no_evidence_message: dict[str, str] | None = Field(
-            None, description="refusal text when nothing at all was retrieved (e.g. 'No references'); default: `message`"
+            None, description="refusal text when nothing at all was retrieved (e.g. 'No references'); default: `message`",
+            json_schema_extra=refers_to(keys="language"),
         )
 
         @field_validator("signal", "min_score", "min_coverage", "min_coverage_no_cancer")
@@ -203,6 +207,25 @@ class EvidenceThreshold:
             messages = self.params.no_evidence_message
         text = messages.get(language) or messages.get("en") or DEFAULT_REFUSALS["en"]
         return Refusal(reason, detail, text)
+
+    def skipped_checks(self, query: Query, hits: list[Hit]) -> list[str]:
+        """The checks ``decide`` leaves out for this question, with why (the trace shows them):
+        the score check when no candidate carries the signal and ``when_signal_missing: skip``."""
+        language = detect_language(query.text)
+        check = self.params.score_check(language)
+        if check is None or self.params.when_signal_missing != "skip" or len(hits) < self.params.min_hits:
+            return []
+        if language in self.params.cross_lingual_min_score and self.cross_lingual(query, hits):
+            return []
+        if any(check[0] in h.signals for h in hits):
+            return []
+        return [f"score check skipped: no candidate carries the signal {check[0]!r} (question language {language}; "
+                f"when_signal_missing: skip), so min_score {check[1]} was not tested"]
+
+    def trace_notes(self, query: Query, hits: list[Hit]) -> dict[str, list[str]]:
+        """What the engine adds to the refusal stage's trace notes."""
+        skipped = self.skipped_checks(query, hits)
+        return {"skipped_checks": skipped} if skipped else {}
 
     def decide(self, query: Query, hits: list[Hit]) -> Refusal | None:
         p = self.params

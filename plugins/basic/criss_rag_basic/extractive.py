@@ -13,6 +13,7 @@ from collections import Counter
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
 from criss_rag.relevance import FILLER_WORDS
 from criss_rag.text import detect_language, split_sentences
@@ -42,7 +43,8 @@ class ExtractiveGenerator:
         max_sentences: int = Field(3, ge=1, description="how many sentences to quote")
         analyzer: str = Field("standard", description="analyzer used to match question and sentences")
         min_sentence_chars: int = Field(20, ge=1, description="shorter fragments (headings) are skipped")
-        notice: dict[str, str] = Field(default_factory=lambda: dict(NOTICES), description="opening line per language")
+        notice: dict[str, str] = Field(default_factory=lambda: dict(NOTICES), description="opening line per language",
+                                       json_schema_extra=refers_to(keys="language"))
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params

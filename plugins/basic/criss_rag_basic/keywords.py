@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
 from criss_rag.structured import ParseStats, complete_json
 from criss_rag.types import Query
@@ -103,7 +104,8 @@ class LlmKeywordsTransform:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        llm: str = Field(description="key of the LLM under the pipeline's `llms:`")
+        llm: str = Field(description="key of the LLM under the pipeline's `llms:`",
+                         json_schema_extra=refers_to(names="llm"))
         max_keywords: int = Field(2, ge=1, description="how many keywords to ask for and keep")
         prompt: str = Field(
             DEFAULT_KEYWORD_PROMPT,

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
 from criss_rag.types import Hit, Query
 
@@ -132,7 +133,8 @@ class LlmJudgeHop:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        llm: str = Field(description="key of the LLM under the pipeline's `llms:`")
+        llm: str = Field(description="key of the LLM under the pipeline's `llms:`",
+                         json_schema_extra=refers_to(names="llm"))
         prompt: str = Field(
             DEFAULT_JUDGE_PROMPT,
             description="prompt template with {question} and {evidence}; it must ask for `COVERED` or "

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from llama_index.core.schema import NodeWithScore
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from criss_rag.config.references import DECLARES_SIGNAL, refers_to
 from criss_rag.context import ComponentContext
 from criss_rag.types import Hit, Query
 
@@ -18,11 +19,14 @@ from criss_rag.types import Hit, Query
 class ReciprocalRankFusion:
     """Reciprocal-rank fusion: score = sum over retrievers of weight / (k + rank)."""
 
+    SIGNALS = ("rrf",)  # the fused score, recorded on every candidate
+
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         k: int = Field(60, ge=1, description="rank constant; larger flattens the rank curve")
         top_k: int = Field(20, ge=1, description="how many fused candidates to keep")
-        weights: dict[str, float] = Field(default_factory=dict, description="per retriever label (default 1)")
+        weights: dict[str, float] = Field(default_factory=dict, description="per retriever label (default 1)",
+                                          json_schema_extra=refers_to(keys="retriever"))
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
@@ -75,10 +79,13 @@ class WeightedFusion:
     last candidate scored.
     """
 
+    SIGNALS = ("weighted",)  # the fused score, recorded on every candidate
+
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         weights: dict[str, float] = Field(
-            default_factory=dict, description="weight per retriever label (default 1; 0 ignores that retriever)"
+            default_factory=dict, description="weight per retriever label (default 1; 0 ignores that retriever)",
+            json_schema_extra=refers_to(keys="retriever"),
         )
         normalize: Literal["minmax", "zscore", "none"] = Field(
             "minmax", description="how each retriever's scores are normalised before weighting"
@@ -181,7 +188,8 @@ class MetadataBoost:
         )
         mode: Literal["multiply", "add"] = Field("multiply", description="multiply the score by weight, or add weight")
         weight: float = Field(1.5, description="the boost: a factor (multiply, > 0) or an amount (add)")
-        signal: str = Field("metadata-boost", min_length=1, description="signal name the applied boost is recorded under")
+        signal: str = Field("metadata-boost", min_length=1, description="signal name the applied boost is recorded under",
+                            json_schema_extra=DECLARES_SIGNAL)
 
         @model_validator(mode="after")
         def _check(self) -> MetadataBoost.Params:

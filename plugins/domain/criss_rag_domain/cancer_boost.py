@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
+from criss_rag.config.references import DECLARES_SIGNAL
 from criss_rag.context import ComponentContext
 from criss_rag.types import Hit, Query
 from criss_rag_domain.common import CancerTypeComponent, LexiconParams, boost_score
@@ -47,7 +48,8 @@ class CancerTypeBoost(CancerTypeComponent):
             "mismatch_weight",
         )
         signal: str = Field(
-            "cancer-type-boost", min_length=1, description="signal name the applied factor is recorded under"
+            "cancer-type-boost", min_length=1, description="signal name the applied factor is recorded under",
+            json_schema_extra=DECLARES_SIGNAL,
         )
 
         @model_validator(mode="after")

@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
 from criss_rag.text import detect_language
 from criss_rag.types import Query
@@ -61,6 +62,7 @@ class CrossLingualTerms:
         languages: list[str] = Field(
             default_factory=lambda: ["ko", "ja", "zh"],
             description="question languages that get English terms (the lexicons have ko, ja and zh synonyms)",
+            json_schema_extra=refers_to(names="language"),
         )
         max_corpus_share: float = Field(
             0.05, ge=0, le=1,

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from criss_rag.config.references import DECLARES_SIGNAL
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError
 from criss_rag.types import Hit, Query
@@ -74,7 +75,8 @@ class IntentBoost:
         )
         mode: Literal["multiply", "add"] = Field("multiply", description="multiply the score by `weight`, or add it")
         weight: float = Field(1.5, description="the boost: a factor (multiply, > 0) or an amount (add)")
-        signal: str = Field("intent-boost", min_length=1, description="signal name the applied boost is recorded under")
+        signal: str = Field("intent-boost", min_length=1, description="signal name the applied boost is recorded under",
+                            json_schema_extra=DECLARES_SIGNAL)
         on_missing_field: Literal["error", "warn"] = Field(
             "error",
             description="no chunk of the corpus has `field`: `error` stops at ingest/open, `warn` records a "

@@ -1,8 +1,10 @@
 """Recognising an answer in which the model itself says the evidence is insufficient.
 
 Such an answer is a refusal, not an answer: the generator reports it as ``Refusal("model_declined",
-...)`` and the engine shows the model's words as the refusal message (for the ``criss`` preset they
-name the missing case information).
+...)``. The engine shows its fixed refusal message in the question's language; the model's words
+(for the ``criss`` preset they name the missing case information) go to the trace, marked
+unchecked. While a streamed answer may still become such a refusal (:func:`may_still_decline`),
+none of it is shown.
 """
 
 from __future__ import annotations
@@ -56,3 +58,17 @@ def declined_phrase(text: str, phrases: Iterable[str], valid_numbers: set[int]) 
 def refusal_message(text: str) -> str:
     """The model's reply as a refusal message: markers removed, whitespace tidied."""
     return " ".join(MARKER.sub("", text).split()).strip()
+
+
+def may_still_decline(text: str, phrases: Iterable[str], valid_numbers: set[int]) -> bool:
+    """Whether the answer begun as ``text`` may still end as a declined answer
+    (:func:`declined_phrase`): until its first sentence is complete and is no refusal, and until it
+    cites valid evidence (a refusal phrase further on declines only an answer citing none)."""
+    if declined_phrase(text, phrases, valid_numbers) is not None:
+        return True
+    lines = [line for line in MARKER.sub(" ", text).splitlines() if line.strip()]
+    if not lines:
+        return True
+    first_done = len(lines) > 1 or len(split_sentences(lines[0])) > 1 or text.endswith("\n")
+    cited = {int(n) for m in MARKER.finditer(text) for n in re.split(r"\s*,\s*", m.group(1))}
+    return not first_done or not cited & valid_numbers

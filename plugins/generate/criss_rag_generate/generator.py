@@ -17,12 +17,13 @@ from typing import Any
 from llama_index.core.llms import ChatMessage
 from pydantic import BaseModel, ConfigDict, Field
 
+from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ComponentError
 from criss_rag.thinking import split_thinking
 from criss_rag.types import Context, Generation, Query, Refusal, ThinkingEvent
 
-from criss_rag_generate.declines import BUILTIN_PHRASES, declined_phrase, refusal_message
+from criss_rag_generate.declines import BUILTIN_PHRASES, declined_phrase, may_still_decline, refusal_message
 from criss_rag_generate.prompts import PRESETS, Message, load_prompt
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
@@ -34,7 +35,7 @@ class LlmGenerator:
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         llm: str = Field(description="key of the LLM under the pipeline's `llms:` (it sets model, temperature, "
-                                     "max_tokens, timeout, retries)")
+                                     "max_tokens, timeout, retries)", json_schema_extra=refers_to(names="llm"))
         prompt: str = Field("ncc", description=f"a preset ({', '.join(PRESETS)}) or the path of a YAML prompt "
                                                "template file, relative to the config")
         detect_refusal: bool = Field(True, description="turn an answer in which the model says the evidence is "
@@ -78,6 +79,13 @@ class LlmGenerator:
                     pieces.append(chunk.delta)
                     yield chunk.delta
         return self._finish("".join(pieces), usage, context)
+
+    def may_decline(self, text: str, context: Context) -> bool:
+        """Whether the answer streamed so far (``text``, thinking excluded) may still be turned into
+        a refusal; the engine shows none of it until this is false."""
+        if not self.params.detect_refusal:
+            return False
+        return may_still_decline(text, self.phrases, {e.number for e in context.evidence})
 
     def _finish(self, text: str, usage: dict[str, int], context: Context) -> Generation:
         refusal = None

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from llama_index.core.llms import ChatMessage
 from pydantic import BaseModel, ConfigDict, Field
 
+from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
 from criss_rag.support import DEFAULT_THRESHOLD, LexicalSupport
 from criss_rag.types import Context, Query, SentenceSupport
@@ -53,7 +54,8 @@ class LlmCheckVerifier:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        llm: str = Field(description="key of the LLM under the pipeline's `llms:`")
+        llm: str = Field(description="key of the LLM under the pipeline's `llms:`",
+                         json_schema_extra=refers_to(names="llm"))
         analyzer: str | dict[str, Any] = Field("standard", description="analyzer of the lexical first pass")
         threshold: float = Field(DEFAULT_THRESHOLD, ge=0, le=1, description="threshold of the lexical first pass")
         check: Literal["doubtful", "all"] = Field("doubtful", description="ask the LLM about the sentences the "

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from criss_rag.config.references import DECLARES_SIGNAL
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError
 from criss_rag.types import Hit, Query
@@ -251,7 +252,8 @@ class CodeCoverage:
             "year is among its years; null = lines are not checked for years",
         )
         year_key: str = Field("diagnosis_year", min_length=1, description="query.filters key holding the diagnosis year")
-        signal: str = Field("code-coverage", min_length=1, description="signal name the new score is recorded under")
+        signal: str = Field("code-coverage", min_length=1, description="signal name the new score is recorded under",
+                            json_schema_extra=DECLARES_SIGNAL)
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params

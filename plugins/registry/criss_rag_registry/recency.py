@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from criss_rag.config.references import DECLARES_SIGNAL
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
 from criss_rag.types import Hit, Query
@@ -95,7 +96,8 @@ class EditionRecency:
             "one from an older system than the newest that applies to the year (1 = off); negative scores move "
             "down by the same share",
         )
-        signal: str = Field("edition-recency", min_length=1, description="signal name the new score is recorded under")
+        signal: str = Field("edition-recency", min_length=1, description="signal name the new score is recorded under",
+                            json_schema_extra=DECLARES_SIGNAL)
         corpus_check: Literal["strict", "lenient"] = Field(
             "strict",
             description="chunks lacking the system or version field at ingest/open: strict = an error; lenient = a warning",

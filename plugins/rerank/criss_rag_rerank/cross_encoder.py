@@ -60,6 +60,8 @@ class CrossEncoderReranker:
     Candidates beyond ``candidates`` follow unchanged.
     """
 
+    SIGNALS = (SIGNAL,)
+
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         model_path: str = Field(

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
 from criss_rag.structured import ParseStats, can_constrain, complete_json
 from criss_rag.types import Hit, Query
@@ -104,9 +105,12 @@ class LLMReranker:
     1 / their new position.
     """
 
+    SIGNALS = (SIGNAL,)
+
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        llm: str = Field(description="key of the LLM under the pipeline's `llms:`")
+        llm: str = Field(description="key of the LLM under the pipeline's `llms:`",
+                         json_schema_extra=refers_to(names="llm"))
         candidates: int = Field(10, ge=1, description="how many of the top candidates the LLM reads and orders")
         max_chars_per_passage: int = Field(
             600, ge=50, description="each passage is cut to this many characters in the prompt"

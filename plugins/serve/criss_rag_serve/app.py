@@ -8,10 +8,10 @@ only ever goes to the server log.
 """
 
 # no `from __future__ import annotations`: FastAPI reads the request models from the live annotations
+import asyncio
 import hmac
 import logging
 import secrets
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -31,8 +31,10 @@ from criss_rag.engine import Engine
 from criss_rag.types import Answer
 
 from criss_rag_serve.jobs import ApiError, run_job, stream_job
+from criss_rag_serve.limits import AnswerPool
 from criss_rag_serve.openai_api import add_openai_routes
 from criss_rag_serve.schemas import ChatResponse, ErrorResponse, Health, request_models
+from criss_rag_serve.served import ServedEngine
 from criss_rag_serve.sessions import Session, SessionStore
 from criss_rag_serve.settings import ServeSettings
 
@@ -71,9 +73,10 @@ class Guard:
     """ASGI middleware: a request id for every request (header ``X-Request-Id``), the body size
     limit (413 before the app reads anything), ``nosniff``, and the page's CSP."""
 
-    def __init__(self, app: Any, max_body_bytes: int) -> None:
+    def __init__(self, app: Any, max_body_bytes: int, body_timeout_s: float = 30.0) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.body_timeout_s = body_timeout_s
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -95,8 +98,15 @@ class Guard:
         declared = dict(scope.get("headers", [])).get(b"content-length")
         too_large = declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes
         body, more = b"", not too_large
+        deadline = asyncio.get_running_loop().time() + self.body_timeout_s
         while more:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - asyncio.get_running_loop().time()))
+            except TimeoutError:
+                response = error_response(408, "request_timeout", f"the request body did not arrive within "
+                                          f"{self.body_timeout_s:g} s", request_id, headers={"Connection": "close"})
+                await response(scope, receive, send_with_headers)
+                return
             if message["type"] == "http.disconnect":
                 return
             body += message.get("body", b"")
@@ -121,10 +131,17 @@ class Guard:
         await self.app(scope, replay, send_with_headers)
 
 
+def version_headers(engine: Engine) -> dict[str, str]:
+    """Which corpus version answered: ``X-Corpus-Version`` (``v<N>:<fingerprint>``) and the index folder."""
+    return {"X-Corpus-Version": corpus_version(engine.manifest), "X-Index-Version": engine.index_dir.name}
+
+
 def create_app(engine: Engine, settings: ServeSettings, token: str | None = None) -> FastAPI:
-    """The API and page for ``engine`` (bind it with uvicorn; ``criss-rag serve`` does)."""
-    executor = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="criss-rag-answer")
-    sessions = SessionStore(lambda: ChatSession(engine), max_sessions=settings.max_sessions,
+    """The API and page for ``engine`` (bind it with uvicorn; ``criss-rag serve`` does). Each request
+    answers with one engine, the one serving when it arrived (:mod:`criss_rag_serve.served`)."""
+    executor = AnswerPool(settings.workers)
+    served = ServedEngine(engine, reload=settings.reload)
+    sessions = SessionStore(lambda: ChatSession(served.current()), max_sessions=settings.max_sessions,
                             idle_s=settings.session_idle_s)
     AskRequest, ChatRequest = request_models(settings.max_question_chars)
 
@@ -137,11 +154,11 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
                   description="Evidence-grounded answers with numbered citations; refusals carry a reason. "
                               "Streaming endpoints send server-sent events: progress*, thinking*, token*, citations, "
                               "done (or error).")
-    app.state.engine, app.state.sessions, app.state.executor = engine, sessions, executor
+    app.state.engine, app.state.served, app.state.sessions, app.state.executor = engine, served, sessions, executor
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"])
-    app.add_middleware(Guard, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(Guard, max_body_bytes=settings.max_body_bytes, body_timeout_s=settings.body_timeout_s)
 
     def request_id(request: Request) -> str:
         return getattr(request.state, "request_id", "-")
@@ -195,9 +212,11 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
             raise ApiError(409, "session_busy", "this session is still answering its previous message; wait for it")
         return session
 
-    def chat_turn(session: Session, body: Any, stream: bool) -> Any:
+    def chat_turn(session: Session, body: Any, stream: bool, cancel: Any = None) -> Any:
+        session.chat.engine = served.current()  # each message answered by the version serving when it arrived
         session.chat.filters = dict(body.filters)
-        return session.chat.ask_stream(body.question, progress=True) if stream else session.chat.ask(body.question)
+        return session.chat.ask_stream(body.question, progress=True, cancel=cancel) if stream else \
+            session.chat.ask(body.question)
 
     # -- routes -------------------------------------------------------------------------------------
     protected = [Depends(check_token)]
@@ -205,9 +224,10 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
     @app.post("/ask", response_model=Answer, responses=ERRORS, dependencies=protected, tags=["answer"])
     async def ask(body: AskRequest, request: Request) -> Any:  # type: ignore[valid-type]
         """Answer one question (or refuse, with a reason): the Answer as JSON."""
-        answer = await run_job(executor, lambda: engine.ask(body.question, filters=body.filters),
+        pinned = served.current()  # one corpus version for the whole answer
+        answer = await run_job(executor, lambda: pinned.ask(body.question, filters=body.filters),
                                settings.timeout_s, request_id(request))
-        return JSONResponse(answer.model_dump(mode="json"))
+        return JSONResponse(answer.model_dump(mode="json"), headers=version_headers(pinned))
 
     @app.post("/ask/stream", responses=ERRORS, dependencies=protected, tags=["answer"],
               response_class=EventSourceResponse)
@@ -216,9 +236,11 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
         thinking, never part of the answer) and `token` {text} as they come, then `citations`
         {citations, sentences, dropped, relevance}, then `done` {answer, display}; or one `error`
         {code, message, request_id}."""
-        events = stream_job(executor, lambda: engine.ask_stream(body.question, filters=body.filters, progress=True),
+        pinned = served.current()  # one corpus version for the whole answer
+        events = stream_job(executor, lambda stop: pinned.ask_stream(body.question, filters=body.filters, progress=True,
+                                                                    cancel=stop),
                             settings.timeout_s, request_id(request))
-        return EventSourceResponse(events)
+        return EventSourceResponse(events, headers=version_headers(pinned))
 
     @app.post("/chat", response_model=ChatResponse, responses=ERRORS, dependencies=protected, tags=["chat"])
     async def chat(body: ChatRequest, request: Request) -> Any:  # type: ignore[valid-type]
@@ -234,7 +256,7 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
     async def chat_stream(body: ChatRequest, request: Request) -> EventSourceResponse:  # type: ignore[valid-type]
         """The streaming /chat: the same events as /ask/stream; `done` also has session_id and turn."""
         session = session_for(body.session_id)
-        events = stream_job(executor, lambda: chat_turn(session, body, stream=True), settings.timeout_s,
+        events = stream_job(executor, lambda stop: chat_turn(session, body, stream=True, cancel=stop), settings.timeout_s,
                             request_id(request), extra=lambda: {"session_id": session.id,
                                                                 "turn": len(session.chat.exchanges)},
                             on_done=session.busy.release)
@@ -242,7 +264,10 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
 
     @app.get("/health", response_model=Health, tags=["server"])
     async def health() -> Health:
-        """Whether the index is loaded, what the pipeline is made of, and the corpus version."""
+        """Whether the index is loaded, what the pipeline is made of, the corpus version served, and
+        whether a newer version written by ingest is loading (or failed to load)."""
+        served.check()
+        engine = served.engine
         config = engine.pipeline.config
         components: dict[str, Any] = {}
         for stage, value in config.components.items():
@@ -255,9 +280,10 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
         return Health(status="ok", index_loaded=True, pipeline=config.name, config_hash=engine.config_hash,
                       index_key=engine.manifest.key, corpus_version=corpus_version(engine.manifest),
                       documents=engine.manifest.documents, chunks=engine.manifest.chunks, components=components,
-                      cache=cache.name if cache else None, sessions=len(sessions), warm_up_s=engine.warmed_up)
+                      cache=cache.name if cache else None, sessions=len(sessions), warm_up_s=engine.warmed_up,
+                      in_flight=executor.in_flight, answer_threads=executor.threads(), **served.status())
 
-    add_openai_routes(app, engine, executor, settings, protected, request_id)  # /v1/models, /v1/chat/completions
+    add_openai_routes(app, served.current, executor, settings, protected, request_id)  # /v1/models, /v1/chat/completions
 
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:

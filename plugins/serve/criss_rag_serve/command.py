@@ -41,6 +41,15 @@ def url_host(host: str) -> str:
               help="Chat sessions kept; the least recently used are forgotten first.")
 @click.option("--session-idle", "session_idle_s", default=3600.0, show_default=True, type=click.FloatRange(min=1),
               help="Seconds after which an idle chat session is forgotten.")
+@click.option("--header-timeout", "header_timeout_s", default=10.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Seconds a client has to send its request line and headers; a slower one is disconnected.")
+@click.option("--body-timeout", "body_timeout_s", default=30.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Seconds a client has to send its request body; a slower one gets 408.")
+@click.option("--max-connections", default=256, show_default=True, type=click.IntRange(min=1),
+              help="Connections (and requests) open at once; beyond it the server answers 503.")
+@click.option("--reload/--no-reload", default=True, show_default=True,
+              help="After a re-ingest, load the new index version in the background and answer new requests from it "
+                   "(--no-reload: keep the version served; /health then says a restart is needed).")
 @click.option("--build-if-missing", is_flag=True, help="Ingest first when the index for this config does not exist yet.")
 @click.pass_context
 def serve(ctx: click.Context, config: Path, overrides: tuple[str, ...], build_if_missing: bool, **options: object) -> None:
@@ -49,6 +58,7 @@ def serve(ctx: click.Context, config: Path, overrides: tuple[str, ...], build_if
     import uvicorn
 
     from criss_rag_serve.app import create_app
+    from criss_rag_serve.limits import uvicorn_options
 
     settings = ServeSettings.model_validate({**options, "cors_origins": list(options["cors_origins"])})  # type: ignore[arg-type]
     token = read_token(settings)  # refuses a non-loopback host without a token, before loading anything
@@ -64,4 +74,4 @@ def serve(ctx: click.Context, config: Path, overrides: tuple[str, ...], build_if
     click.echo(f"serving {engine.pipeline.config.name} ({engine.manifest.chunks} chunks) on "
                f"http://{url_host(settings.host)}:{settings.port}/ ; {auth}; API docs at /docs", err=True)
     uvicorn.run(create_app(engine, settings, token), host=settings.host, port=settings.port, log_level="info",
-                server_header=False)
+                server_header=False, **uvicorn_options(settings.header_timeout_s, settings.max_connections))

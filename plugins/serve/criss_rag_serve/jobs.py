@@ -86,7 +86,7 @@ def answer_events(answer: Answer, extra: dict[str, Any]) -> list[dict[str, str]]
     ]
 
 
-def stream_job(executor: ThreadPoolExecutor, events: Callable[[], Iterator[StreamEvent]], timeout_s: float,
+def stream_job(executor: ThreadPoolExecutor, events: Callable[[threading.Event], Iterator[StreamEvent]], timeout_s: float,
                      request_id: str, extra: Callable[[], dict[str, Any]] = dict,
                      on_done: Callable[[], None] | None = None) -> AsyncIterator[dict[str, str]]:
     """The engine's stream as SSE events: ``progress``, ``thinking`` and ``token`` events as they
@@ -94,7 +94,8 @@ def stream_job(executor: ThreadPoolExecutor, events: Callable[[], Iterator[Strea
 
     The engine runs in a worker thread (started now, not when the response starts) that hands
     events to the loop; the deadline covers the whole stream. A client that goes away stops the
-    worker at its next event."""
+    worker at its next event: ``events(stop)`` gets the event that is set then, to pass on as the
+    engine's ``cancel`` (the generator's stream is closed at its next piece, even one the gate holds)."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Any] = asyncio.Queue()
     stop = threading.Event()
@@ -110,7 +111,7 @@ def stream_job(executor: ThreadPoolExecutor, events: Callable[[], Iterator[Strea
             return
         stream = None
         try:
-            stream = events()
+            stream = events(stop)
             for event in stream:
                 hand_over(event)
                 if stop.is_set():

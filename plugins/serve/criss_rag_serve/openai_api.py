@@ -84,10 +84,11 @@ def served_model(engine: Engine) -> str:
     return engine.pipeline.config.name
 
 
-def add_openai_routes(app: FastAPI, engine: Engine, executor: ThreadPoolExecutor, settings: ServeSettings,
+def add_openai_routes(app: FastAPI, current: Callable[[], Engine], executor: ThreadPoolExecutor, settings: ServeSettings,
                       dependencies: list[Any], request_id: Callable[[Request], str]) -> None:
-    """Add ``/v1/models`` and ``/v1/chat/completions`` to ``app`` (same token, workers and deadline)."""
-    model = served_model(engine)
+    """Add ``/v1/models`` and ``/v1/chat/completions`` to ``app`` (same token, workers and deadline);
+    ``current()`` gives the engine a request answers with, from start to end."""
+    model = served_model(current())
 
     @app.get("/v1/models", dependencies=dependencies, tags=["openai"])
     async def models() -> dict[str, Any]:
@@ -98,7 +99,7 @@ def add_openai_routes(app: FastAPI, engine: Engine, executor: ThreadPoolExecutor
     async def completions(body: CompletionRequest, request: Request) -> Any:
         """OpenAI's chat completion: the answer in choices[0].message.content, the whole Answer in
         `criss_rag`; with `stream: true`, chunks as server-sent events ending in `[DONE]`."""
-        session, question = _session(engine, body, model, settings)
+        session, question = _session(current(), body, model, settings)
         rid = request_id(request)
         completion_id = f"chatcmpl-{secrets.token_hex(12)}"
         created = int(time.time())

@@ -10,11 +10,12 @@ from typing import Any
 
 
 @contextmanager
-def running(app: Any, host: str = "127.0.0.1", port: int = 0, timeout_s: float = 20.0) -> Iterator[str]:
-    """Serve ``app`` on ``host`` (port 0: a free one) while the block runs; yields the base URL."""
+def running(app: Any, host: str = "127.0.0.1", port: int = 0, timeout_s: float = 20.0, **options: Any) -> Iterator[str]:
+    """Serve ``app`` on ``host`` (port 0: a free one) while the block runs; yields the base URL.
+    ``options`` go to ``uvicorn.Config`` (e.g. :func:`criss_rag_serve.limits.uvicorn_options`)."""
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", **options))
     thread = threading.Thread(target=server.run, name="criss-rag-serve", daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout_s

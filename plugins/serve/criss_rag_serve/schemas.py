@@ -83,3 +83,12 @@ class Health(BaseModel):
     sessions: int
     warm_up_s: dict[str, float] = Field(default_factory=dict, description="seconds each stage took to start before "
                                         "the server began listening (models loaded then, not on the first question)")
+    index_version: str = Field("", description="the index version folder new requests are answered from")
+    index_version_on_disk: str | None = Field(None, description="the version the index points at now (after a "
+                                              "re-ingest: the next one, until it is loaded)")
+    reload: str = Field("current", description="current | loading | pending | failed | restart needed (--no-reload)")
+    reload_error: str | None = Field(None, description="why the newest version did not open (the old one still serves)")
+    reloads: int = Field(0, description="versions loaded since the server started")
+    in_flight: int = Field(0, description="answers being worked on now, in worker threads (a client that went away "
+                                          "mid-answer stops its worker at the next event)")
+    answer_threads: int = Field(0, description="worker threads alive (at most --workers)")

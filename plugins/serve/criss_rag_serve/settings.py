@@ -26,6 +26,13 @@ class ServeSettings(BaseModel):
     workers: int = Field(4, ge=1, description="questions answered at once (threads)")
     max_sessions: int = Field(1000, ge=1, description="chat sessions kept; the least recently used go first")
     session_idle_s: float = Field(3600.0, gt=0, description="a chat session idle this long is forgotten")
+    header_timeout_s: float = Field(10.0, gt=0, description="a client must send its request line and headers within "
+                                                            "this many seconds, else its connection is closed")
+    body_timeout_s: float = Field(30.0, gt=0, description="a client must send its request body within this many "
+                                                          "seconds, else 408")
+    max_connections: int = Field(256, ge=1, description="connections (and requests) open at once; beyond: 503")
+    reload: bool = Field(True, description="after a re-ingest, load the new index version in the background and "
+                                           "answer new requests from it; false: keep the version, /health says restart")
 
 
 def is_loopback(host: str) -> bool:
