@@ -21,7 +21,7 @@ from criss_rag.indexing import DOCSTORE, ingest, open_index
 from criss_rag.pipeline import Pipeline
 from criss_rag.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.source_titles import source_titles
-from criss_rag.grounding import GroundingPolicy, SentenceGate, apply_policy, off_topic, ungrounded
+from criss_rag.grounding import GroundingPolicy, SentenceGate, apply_policy, not_shown, off_topic, ungrounded
 from criss_rag.support import LexicalSupport, unchecked_sentences
 from criss_rag.text import CITATION_MARKER, detect_language
 from criss_rag.thinking import ThinkSplitter, split_thinking
@@ -349,14 +349,14 @@ class Engine:
         cite.n_out = len(check.citations)
         cite.notes["policy"] = {"citations": policy.citations, "unsupported": policy.unsupported}
         cite.notes["attributed"] = grounded.attributed  # markers the policy added
-        cite.notes["dropped"] = [{"text": d.text, "score": d.score} for d in grounded.dropped]
+        cite.notes["dropped"] = [{"text": d.text, "score": d.score, "why": d.why} for d in grounded.dropped]
         if grounded.repeated:
             cite.notes["repeated"] = grounded.repeated  # sentences said twice, shown once
         refusal = ungrounded(query.text, generation.model, sentences, grounded, bool(check.citations))
         if refusal is not None:
             answer = _refused(query, refusal, trace, generator=generation.model,
                               context=context_items(context, []))
-            answer.dropped = grounded.dropped
+            answer.dropped = not_shown(sentences, grounded)  # what was found stays with the refusal
             yield AnswerEvent(answer)
             return
         verdict = None
@@ -410,6 +410,9 @@ class Engine:
         sentences = [memo[key] if key in memo else next(answers) for key in keys]
         notes: dict[str, Any] = {"sentences": len(sentences),
                                  "unsupported": [i + 1 for i, s in enumerate(sentences) if not s.supported]}
+        why = {str(i + 1): s.why for i, s in enumerate(sentences) if not s.supported and s.problems}
+        if why:
+            notes["why"] = why  # sentence number -> what the check found
         threshold = getattr(verifier, "threshold", None)
         if isinstance(threshold, float):
             notes["threshold"] = threshold

@@ -35,10 +35,10 @@ from criss_rag.types import Refusal, RelevanceVerdict, SentenceSupport
 #: Shown instead of an answer none of whose sentences the evidence supports (or, with
 #: ``unsupported: withhold``, one with an unsupported sentence).
 UNSUPPORTED_MESSAGES = {
-    "en": "Insufficient evidence: the answer could not be checked against the sources, so it is withheld.",
-    "ko": "근거 부족: 답변을 자료로 확인할 수 없어 보여 드리지 않습니다.",
-    "ja": "根拠が不十分です：回答を資料で確認できないため、表示しません。",
-    "zh": "证据不足：无法用资料核实该回答，因此不予显示。",
+    "en": "Insufficient evidence: the answer was checked against the sources and they do not support it, so it is withheld.",
+    "ko": "근거 부족: 답변을 자료와 대조한 결과 자료가 뒷받침하지 않아 보여 드리지 않습니다.",
+    "ja": "根拠が不十分です：回答を資料と照合した結果、資料が裏付けていないため、表示しません。",
+    "zh": "证据不足：该回答经与资料核对，资料并不支持其内容，因此不予显示。",
 }
 #: Shown when the evidence (or the answer) does not cover what the question asks.
 OFF_TOPIC_MESSAGES = {
@@ -145,14 +145,31 @@ def ungrounded(question: str, model: str, verdicts: Sequence[SentenceSupport], g
     unsupported = sum(not v.supported for v in verdicts)
     if grounded.withheld:
         return Refusal("unsupported_sentence", f"{unsupported} of {len(verdicts)} sentence(s) of the answer of "
-                       f"{model} are not supported by the evidence (unsupported: withhold)", message)
+                       f"{model} are not supported by the evidence (unsupported: withhold){found(verdicts)}", message)
     if not any(v.supported for v in grounded.sentences):
         return Refusal("unsupported_answer", f"none of the {len(verdicts)} sentence(s) of the answer of {model} is "
-                       "supported by the evidence", message)
+                       f"supported by the evidence{found(verdicts)}", message)
     if not cited:
         return Refusal("uncited_answer", f"no sentence of the answer of {model} could be tied to a numbered passage",
                        message)
     return None
+
+
+def found(verdicts: Sequence[SentenceSupport], limit: int = 3) -> str:
+    """What the sentence check found in the unsupported sentences, for a refusal's detail
+    (": sentence 1: number: 30% — evidence [2] says 70%; ...")."""
+    parts = [f"sentence {i}: {v.why}" for i, v in enumerate(verdicts, 1) if not v.supported and v.problems]
+    if not parts:
+        return ""
+    more = f"; and {len(parts) - limit} more" if len(parts) > limit else ""
+    return ": " + "; ".join(parts[:limit]) + more
+
+
+def not_shown(verdicts: Sequence[SentenceSupport], grounded: Grounded) -> list[SentenceSupport]:
+    """The unsupported sentences of an answer that is refused: those the policy dropped and those it
+    would have shown (``unsupported: mark``), each with its verdict, so the refusal keeps what was found."""
+    dropped = list(grounded.dropped)
+    return dropped + [v for v in grounded.sentences if not v.supported and v not in dropped]
 
 
 def off_topic(question: str, verdict: RelevanceVerdict) -> Refusal:
