@@ -22,7 +22,8 @@ from criss_rag.pipeline import Pipeline
 from criss_rag.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.source_titles import source_titles
 from criss_rag.grounding import GroundingPolicy, SentenceGate, apply_policy, not_shown, off_topic, ungrounded
-from criss_rag.support import LexicalSupport, unchecked_sentences
+from criss_rag.meaning import MeaningSupport
+from criss_rag.support import unchecked_sentences
 from criss_rag.text import CITATION_MARKER, detect_language
 from criss_rag.thinking import ThinkSplitter, split_thinking
 from criss_rag.types import (
@@ -55,8 +56,8 @@ if TYPE_CHECKING:
 NO_EVIDENCE_MESSAGE = "Insufficient evidence: no source in the index matches this question."
 #: Shown instead of an answer whose generator cited nothing: an unverifiable answer is withheld.
 UNCITED_MESSAGE = "Insufficient evidence: no answer could be tied to a cited source."
-#: The sentence check used when the config names no ``verifier:`` (see :mod:`criss_rag.support`).
-DEFAULT_VERIFIER = LexicalSupport()
+#: The sentence check used when the config names no ``verifier:`` (see :mod:`criss_rag.meaning`).
+DEFAULT_VERIFIER = MeaningSupport()
 
 
 class Engine:
@@ -394,7 +395,7 @@ class Engine:
     def _verify(self, query: Query, text: str, context: Context, trace: Trace,
                 memo: dict[tuple, SentenceSupport] | None = None) -> list[SentenceSupport]:
         """Per-sentence support verdicts (those in ``memo`` are not asked again). A configured
-        ``verifier:`` gets a ``verify`` stage of its own in the trace; the built-in lexical check
+        ``verifier:`` gets a ``verify`` stage of its own in the trace; the built-in meaning check
         reports in the ``cite`` stage's notes."""
         cc, name, verifier = self._verifier()
         memo = memo or {}
@@ -417,7 +418,7 @@ class Engine:
         if isinstance(threshold, float):
             notes["threshold"] = threshold
         if cc is None:
-            trace.stages[-1].notes.update({"verifier": "criss_rag (lexical)", **notes})
+            trace.stages[-1].notes.update({"verifier": "criss_rag (meaning)", **notes})
             trace.stages[-1].ms = round(trace.stages[-1].ms + _ms(started), 3)
         else:
             trace.stages.append(StageTrace(stage="verify", component=cc.name, n_in=len(sentences),

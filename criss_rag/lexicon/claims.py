@@ -1,0 +1,182 @@
+"""The medically decisive items of an answer sentence or of a passage's sentence, read so that two
+sentences can be compared item by item (what :mod:`criss_rag.meaning` does).
+
+:func:`read` gives a :class:`Reading`: numbers bound to their comparison word and unit, stages
+(stage, TNM, grade) and disease states (early, advanced, metastatic, ...), entities by category
+(subtype, organ or site, treatment, test, drug, biomarker with its status), populations, directions
+(:mod:`criss_rag.lexicon.directions`), the standard of a comparison, the number of negating cues
+(:mod:`criss_rag.lexicon.negation`) and the content terms left over. It reuses the question reader
+of :mod:`criss_rag.lexicon.facets` (the same word lists), applied to declarative sentences.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from criss_rag.lexicon import facets as _facets
+from criss_rag.lexicon.directions import directions, standard
+from criss_rag.lexicon.facet_words import LEXICON
+from criss_rag.lexicon.hanzi import simplified
+from criss_rag.lexicon.negation import negation_count
+from criss_rag.lexicon.normalize import normalize
+from criss_rag.text import detect_language
+
+#: entity categories compared value by value (a sentence naming one the passage does not is unsupported)
+ENTITY_FACETS = ("subtype", "site", "treatment", "test", "drug", "biomarker", "line")
+
+# number + unit read as the question reader does, plus ages by decade (50대, 50代, 50多岁) and the
+# comparison words written after a number in Korean, Japanese and Chinese ("50대 이후", "5年以降")
+_EXTRA_UNITS = [(r"대|代|多岁", "decade")]
+_EXTRA_AFTER = [(r"이후|이상|以降|以后|之后|以上|上", ">="), (r"이전|이하|以前|之前|以下|未満", "<")]
+_UNITS = _EXTRA_UNITS + _facets._UNITS
+_AFTER = _EXTRA_AFTER + _facets._CMP_AFTER
+_UNIT_RE = re.compile(r"^[\s-]*(?:" + "|".join(f"(?P<u{i}>{p})" for i, (p, _) in enumerate(_UNITS)) + r")")
+_AFTER_RE = re.compile(r"^[\s-]*(?:" + "|".join(f"(?P<a{i}>{p})" for i, (p, _) in enumerate(_AFTER)) + r")")
+_CJK_NUM = {"一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_CJK_TENTHS = re.compile(r"([一二三四五六七八九十\d]+)\s*(割|成)(?!人|年|分|功|为)")
+_CJK_FRACTION = re.compile(r"([一二三四五六七八九十\d]+)\s*(?:人|명)?\s*(?:中|가운데|중)\s*([一二三四五六七八九十\d]+)")
+_EN_IN = re.compile(r"\b(\d+)\s+(?:in|out\s+of)\s+(\d+)\b")
+_EN_SPELLED = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+               "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+               "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
+_EN_SPELLED_RE = re.compile(r"\b(" + "|".join(_EN_SPELLED) + r")(?:[\s-](one|two|three|four|five|six|seven|eight|nine))?\b")
+_EN_SPELLED_SKIP = re.compile(r"\bone\s+(?:of|or|another|type|kind|way|form)\b|\bno\s+one\b|\bone\b(?=\s+(?:who|that|which))")
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number with the comparison word and unit bound to it: ``>= 65 y``, ``~ 70 %``."""
+
+    comparison: str  # = ~ > >= < <= range
+    value: str
+    unit: str
+
+    def __str__(self) -> str:
+        cmp = {"=": "", "~": "about ", ">": "more than ", ">=": "at least ", "<": "less than ", "<=": "at most ",
+               "range": ""}.get(self.comparison, "")
+        unit = {"y": " years", "mo": " months", "wk": " weeks", "d": " days", "%": "%", "decade": "s"}.get(self.unit, f" {self.unit}" if self.unit else "")
+        return f"{cmp}{self.value}{unit}"
+
+
+@dataclass
+class Reading:
+    """What one sentence (or clause) says, item by item."""
+
+    language: str
+    quantities: list[Quantity] = field(default_factory=list)
+    stages: set[str] = field(default_factory=set)        # stage:III, T2, N1, grade:2, gleason:7
+    disease: set[str] = field(default_factory=set)       # early, advanced, metastatic, localized, recurrent, ...
+    entities: dict[str, set[str]] = field(default_factory=dict)  # facet -> values
+    population: set[str] = field(default_factory=set)
+    directions: set[str] = field(default_factory=set)    # dimension:sign
+    standard: str | None = None                          # the side a comparison is made against
+    negations: int = 0
+    rest: str = ""                                       # the text with the items above blanked
+
+
+def _number_words(text: str) -> str:
+    """Spelled-out numbers as digits ("seventy percent" -> "70 percent", "five years" -> "5 years"),
+    "7割" / "七成" as 70%, "3 in 10" as 30%."""
+    def spelled(match: re.Match) -> str:
+        if _EN_SPELLED_SKIP.match(text, match.start()):
+            return match.group(0)
+        value = _EN_SPELLED[match.group(1)] + (_EN_SPELLED[match.group(2)] if match.group(2) else 0)
+        return str(value)
+    text = _EN_SPELLED_RE.sub(spelled, text)
+    text = _EN_IN.sub(lambda m: f"{round(100 * int(m.group(1)) / int(m.group(2)))}%" if int(m.group(2)) else m.group(0), text)
+
+    def cjk_int(token: str) -> int | None:
+        if token.isdigit():
+            return int(token)
+        if token == "十":
+            return 10
+        if len(token) == 2 and token[0] == "十":
+            return 10 + _CJK_NUM.get(token[1], 0)
+        if len(token) == 1:
+            return _CJK_NUM.get(token)
+        return None
+
+    def tenths(match: re.Match) -> str:
+        value = cjk_int(match.group(1))
+        return f"{value * 10}%" if value is not None and value <= 10 else match.group(0)
+    text = _CJK_TENTHS.sub(tenths, text)
+
+    def fraction(match: re.Match) -> str:
+        whole, part = cjk_int(match.group(1)), cjk_int(match.group(2))
+        return f"{round(100 * part / whole)}%" if whole and part is not None and part <= whole else match.group(0)
+    return _CJK_FRACTION.sub(fraction, text)
+
+
+def _quantities(text: str) -> tuple[list[Quantity], str]:
+    found: list[Quantity] = []
+    spans = []
+    for match in _facets._NUMBER_RE.finditer(text):
+        before = text[max(0, match.start() - 24):match.start()]
+        cmp_match = _facets._CMP_BEFORE_RE.search(before)
+        comparison = _facets._which(cmp_match, "b", _facets._CMP_BEFORE) if cmp_match else None
+        unit_match = _UNIT_RE.match(text[match.end():match.end() + 24])
+        unit = _facets._which(unit_match, "u", _UNITS) if unit_match else ""
+        end = match.end() + (unit_match.end() if unit_match else 0)
+        after_match = _AFTER_RE.match(text[end:end + 24])
+        if after_match:
+            comparison = _facets._which(after_match, "a", _AFTER)
+            end += after_match.end()
+        number = _facets._normal_number(match.group(0))
+        if "-" in number and comparison in (None, "range"):
+            comparison = "range"
+        found.append(Quantity(comparison or "=", number, unit or ""))
+        spans.append((cmp_match.start() + max(0, match.start() - 24) if cmp_match else match.start(), end))
+    for start, end in reversed(spans):
+        text = text[:start] + " " * (end - start) + text[end:]
+    return found, text
+
+
+def _lexicon(text: str, language: str) -> tuple[dict[str, set[str]], str]:
+    """Every word-list phrase of ``text`` by facet, and the text with the phrases that name a thing
+    (all but directions, timing and what-is-asked words) blanked."""
+    found: dict[str, set[str]] = {}
+    for pattern, facet, value, blank in LEXICON[language]:
+        if facet in ("aspect", "direction", "timing"):
+            continue
+        for match in pattern.finditer(text):
+            found.setdefault(facet, set()).add(value if value is not None else match.group(0).strip().lower())
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return found, text
+
+
+def prepare(text: str, language: str) -> str:
+    """The normal form both sides are read in: NFKC, one dash and apostrophe, Simplified Chinese,
+    English lower-cased with "n't" as " not", acronyms spelled out, numbers as digits."""
+    text = normalize(text).replace("（", "(").replace("）", ")")
+    if language == "zh":
+        text = simplified(text)
+    if language == "en":
+        text = _facets._EN_ACRONYM_RE.sub(_facets._acronym, text)
+    return text
+
+
+@lru_cache(maxsize=8192)
+def read(text: str, language: str | None = None) -> Reading:
+    """The decisive items of ``text`` (language detected unless given)."""
+    language = language or detect_language(text)
+    if language not in LEXICON:
+        language = "en"
+    text = prepare(text, language)
+    biomarker, text = _facets._biomarkers(text)
+    stages, text = _facets._stages(text)
+    if language == "en":
+        text = text.lower()
+        text = re.sub(r"n't\b", " not", text).replace("cannot", "can not")
+    text = _number_words(text)
+    compared_with = standard(text, language)
+    lexed, text = _lexicon(text, language)
+    quantities, text = _quantities(text)
+    entities = {facet: set(lexed.get(facet, ())) for facet in ENTITY_FACETS if lexed.get(facet)}
+    markers = set(biomarker) | set(lexed.get("biomarker", ()))
+    if markers:
+        entities["biomarker"] = markers
+    return Reading(language=language, quantities=quantities, stages=set(stages), disease=set(lexed.get("disease", ())),
+                   entities=entities, population=set(lexed.get("population", ())), directions=directions(text, language),
+                   standard=compared_with, negations=negation_count(text, language), rest=text)

@@ -1,0 +1,283 @@
+"""The meaning-aware sentence check: the engine's built-in check (YAML ``verifier: {name: meaning}``).
+
+A sentence is supported by the passages it cites (else, as a fallback, by the numbered passages
+together) when
+
+1. its content aligns with them: the sentence is aligned with the passage sentence that shares
+   most of its content terms (:mod:`criss_rag.lexicon.terms`: paraphrase-tolerant, KO/JA/ZH
+   without a plugin), plus up to two more passage sentences when each adds at least two of its
+   terms (a condensed restatement, a claim drawn from two passages); at least ``threshold`` of
+   its terms must be found there; and every clause of it with three or more terms must have at
+   least ``clause_threshold`` of them somewhere in the cited passages (an appended clause, a new
+   claim); and
+2. nothing decisive in it is contradicted by, or absent from, the aligned sentences
+   (:mod:`criss_rag.lexicon.claims`): its polarity (negating cues with their scope, clause by
+   clause), each number with its comparison word and unit, stages / TNM / grades and disease
+   states (early, advanced, metastatic, ...), entities by category (subtype, organ or site,
+   treatment, test, drug, biomarker and status, line of therapy), populations, directions on each
+   scale (more / less, higher / lower, before / after, common / rare, ...) and the standard of a
+   comparison ("than men").
+
+An item of the sentence that the aligned sentences lack is a problem when they name another item of
+the same category (a contradiction: "stage III" where they say "stage I"), or when no cited passage
+names it at all; it is accepted when another sentence of a cited passage names it (context the
+claim carries over). A rejected sentence's ``problems`` say which item failed and what the
+evidence says instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from criss_rag.lexicon.claims import Quantity, Reading, read
+from criss_rag.lexicon.directions import contradicted
+from criss_rag.lexicon.terms import content_terms
+from criss_rag.support import claim_text
+from criss_rag.text import detect_language, split_sentences
+from criss_rag.types import Context, Query, SentenceProblem, SentenceSupport
+
+#: share of a sentence's content terms its aligned passage sentences must contain
+DEFAULT_THRESHOLD = 0.5
+#: share of each clause's content terms the cited passages must contain
+CLAUSE_THRESHOLD = 0.5
+
+Terms = Callable[[str], frozenset[str]]
+
+_CLAUSE = {
+    "en": re.compile(r"[,;:()]|\s(?:but|whereas|while|although|though|because|so|and|which|who|or)\s"),
+    "ko": re.compile(r"[,;:()，、]|(?<=[가-힣])(?:지만|으며|며|고|는데|어서|아서|므로)\s"),
+    "ja": re.compile(r"[,;:()，、；：（）]"),
+    "zh": re.compile(r"[,;:()，、；：（）]"),
+}
+_DISEASE_GROUPS = [
+    {"early", "localized", "locally-advanced", "advanced", "metastatic", "terminal"},
+    {"invasive", "non-invasive"}, {"resectable", "unresectable"}, {"benign", "malignant", "precancerous"},
+    {"low-grade", "high-grade"}, {"recurrent", "remission"},
+]
+_ABSENT_DIMENSIONS = ("side", "vessel", "order")
+_LEANING = {"=": "", "~": "", "range": "range", ">": "up", ">=": "up", "<": "down", "<=": "down"}
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of a passage with what the check reads in it."""
+
+    number: int  # the passage's evidence number
+    text: str
+    terms: frozenset[str]
+    reading: Reading
+
+
+@dataclass(frozen=True)
+class Passage:
+    number: int
+    sentences: tuple[Sentence, ...]
+    terms: frozenset[str]  # of the whole passage, its title included
+    title_terms: frozenset[str]
+    reading: Reading  # of the whole passage, its title included
+
+
+def clauses(text: str, language: str) -> list[str]:
+    """``text`` cut at commas, semicolons and the conjunctions that join clauses."""
+    pattern = _CLAUSE.get(language, _CLAUSE["en"])
+    return [c.strip() for c in pattern.split(text if language != "en" else f" {text} ") if c and c.strip()]
+
+
+@lru_cache(maxsize=2048)
+def _passage(number: int, title: str, text: str, terms: Terms) -> Passage:
+    sentences = tuple(Sentence(number, s, terms(s), read(s)) for s in split_sentences(text) if s.strip())
+    whole = f"{title}\n{text}" if title else text
+    title_terms = terms(title) if title else frozenset()
+    return Passage(number, sentences, title_terms | frozenset().union(*(s.terms for s in sentences)), title_terms,
+                   read(whole))
+
+
+def _merge(readings: Sequence[Reading]) -> Reading:
+    merged = Reading(language=readings[0].language if readings else "en")
+    for r in readings:
+        merged.quantities.extend(r.quantities)
+        merged.stages |= r.stages
+        merged.disease |= r.disease
+        for facet, values in r.entities.items():
+            merged.entities.setdefault(facet, set()).update(values)
+        merged.population |= r.population
+        merged.directions |= r.directions
+        merged.standard = merged.standard or r.standard
+        merged.negations += r.negations
+    return merged
+
+
+def _coverage(terms: frozenset[str], other: frozenset[str]) -> float:
+    return len(terms & other) / len(terms) if terms else 0.0
+
+
+class MeaningSupport:
+    """The meaning-aware check (module docstring); ``terms`` turns text into content terms (the
+    built-in :func:`~criss_rag.lexicon.terms.content_terms` unless an analyzer is given)."""
+
+    def __init__(self, threshold: float = DEFAULT_THRESHOLD, clause_threshold: float = CLAUSE_THRESHOLD, *,
+                 fallback: bool = True, terms: Terms | None = None, name: str = "meaning") -> None:
+        self.threshold = threshold
+        self.clause_threshold = clause_threshold
+        self.fallback = fallback
+        self.terms: Terms = terms or content_terms
+        self.name = name
+
+    # -- the verifier protocol --------------------------------------------------------------------
+    def verify(self, query: Query, sentences: Sequence[SentenceSupport], context: Context) -> list[SentenceSupport]:
+        passages = {e.number: _passage(e.number, str(e.hit.metadata.get("title", "") or ""), e.text, self.terms)
+                    for e in context.evidence}
+        return [self.judge(s, passages) for s in sentences]
+
+    def judge(self, sentence: SentenceSupport, passages: dict[int, Passage]) -> SentenceSupport:
+        text = claim_text(sentence.text)
+        cited = [passages[n] for n in sentence.cited if n in passages]
+        verdict = self.check(text, cited) if cited else None
+        if (verdict is None or not verdict[0]) and self.fallback and passages:
+            fallback = self.check(text, list(passages.values()))
+            if verdict is None or fallback[0]:
+                verdict = fallback
+        if verdict is None:
+            return sentence.model_copy(update={"supported": False, "method": self.name,
+                                               "problems": [SentenceProblem.of("no_match", "cites no evidence")]})
+        supported, score, evidence, problems = verdict
+        return sentence.model_copy(update={"supported": supported, "score": round(score, 4),
+                                           "evidence": evidence if supported else None, "method": self.name,
+                                           "problems": problems})
+
+    # -- one sentence against a set of passages --------------------------------------------------
+    def check(self, text: str, passages: Sequence[Passage]) -> tuple[bool, float, int | None, list[SentenceProblem]]:
+        """``(supported, alignment score, passage of the best-aligned sentence, problems)``."""
+        terms = self.terms(text)
+        pool = [s for p in passages for s in p.sentences]
+        if not terms or not pool:
+            return False, 0.0, None, [SentenceProblem.of("no_match", "no words to compare" if not terms else "empty evidence")]
+        unit = self._align(terms, pool)
+        first = unit[0].number
+        titles = frozenset().union(*(p.title_terms for p in passages if p.number in {s.number for s in unit}))
+        covered = frozenset().union(*(s.terms for s in unit)) | titles
+        score = _coverage(terms, covered)
+        everything = frozenset().union(*(p.terms for p in passages))
+        problems: list[SentenceProblem] = []
+        if score < self.threshold:
+            missing = sorted(terms - covered)
+            shown = ", ".join(missing[:6]) + (", ..." if len(missing) > 6 else "")
+            problems.append(SentenceProblem.of("not_in_evidence", f"{len(missing)} of {len(terms)} terms ({shown})", first))
+        language = detect_language(text)
+        for clause in clauses(text, language):
+            clause_terms = self.terms(clause)
+            if len(clause_terms) >= 3 and _coverage(clause_terms, everything) < self.clause_threshold:
+                problems.append(SentenceProblem.of("not_in_evidence", f"'{clause}'", first))
+        claim = read(text)
+        aligned = _merge([s.reading for s in unit])
+        wide = _merge([p.reading for p in passages])
+        problems += self._compare(claim, aligned, wide, first, unit)
+        problems += self._negation(text, language, unit)
+        return not problems, score, first, problems
+
+    def _align(self, terms: frozenset[str], pool: list[Sentence]) -> list[Sentence]:
+        """The passage sentence sharing most of ``terms``, plus up to two more that each add at
+        least two terms it lacks."""
+        unit = [max(pool, key=lambda s: (len(terms & s.terms), -len(s.terms)))]
+        uncovered = terms - unit[0].terms
+        for _ in range(2):
+            rest = [s for s in pool if s not in unit]
+            if not rest or len(uncovered) < 2:
+                break
+            best = max(rest, key=lambda s: len(uncovered & s.terms))
+            if len(uncovered & best.terms) < 2:
+                break
+            unit.append(best)
+            uncovered -= best.terms
+        return unit
+
+    # -- decisive items ---------------------------------------------------------------------------
+    def _compare(self, claim: Reading, aligned: Reading, wide: Reading, number: int,
+                 unit: list[Sentence]) -> list[SentenceProblem]:
+        problems = []
+        for quantity in claim.quantities:
+            if not any(_same_quantity(quantity, other) for other in aligned.quantities):
+                same_unit = [q for q in aligned.quantities if q.unit == quantity.unit] or aligned.quantities
+                problems.append(SentenceProblem.of("number", str(quantity), number,
+                                                   ", ".join(dict.fromkeys(str(q) for q in same_unit))))
+        problems += _items("stage", claim.stages, aligned.stages, wide.stages, number, group=_stage_kind)
+        problems += _items("stage", claim.disease, aligned.disease, wide.disease, number, group=_disease_group)
+        for facet, values in claim.entities.items():
+            problems += _items("entity", values, aligned.entities.get(facet, set()), wide.entities.get(facet, set()),
+                               number, label=facet)
+        problems += _items("population", claim.population, aligned.population, wide.population, number)
+        for said, instead in contradicted(claim.directions, aligned.directions):
+            problems.append(SentenceProblem.of("direction", _direction(said), number, _direction(instead)))
+        for value in sorted(claim.directions - aligned.directions - wide.directions):
+            if value.split(":")[0] in _ABSENT_DIMENSIONS:
+                problems.append(SentenceProblem.of("direction", _direction(value), number))
+        if claim.standard and aligned.standard:
+            mine, theirs = self.terms(claim.standard), self.terms(aligned.standard)
+            if mine and theirs and not mine & theirs:
+                problems.append(SentenceProblem.of("direction", f"compared with '{claim.standard}'", number,
+                                                   f"compared with '{aligned.standard}'"))
+        return problems
+
+    def _negation(self, text: str, language: str, unit: list[Sentence]) -> list[SentenceProblem]:
+        """Polarity clause by clause: each clause of the sentence against the passage clause it aligns with."""
+        pieces = [(c, self.terms(c)) for s in unit for c in clauses(s.text, language)] or [(s.text, s.terms) for s in unit]
+        problems = []
+        for clause in clauses(text, language) or [text]:
+            terms = self.terms(clause)
+            if not terms:
+                continue
+            best, best_terms = max(pieces, key=lambda p: (len(terms & p[1]), -len(p[1])))
+            if _coverage(terms, best_terms) < 0.34:
+                best, best_terms = max(((s.text, s.terms) for s in unit), key=lambda p: len(terms & p[1]))
+            if read(clause).negations % 2 != read(best).negations % 2:
+                said = "negated" if read(clause).negations % 2 else "not negated"
+                problems.append(SentenceProblem.of("negation", f"'{clause}' ({said})", unit[0].number, f"'{best}'"))
+        return problems
+
+
+def _same_quantity(claim: Quantity, other: Quantity) -> bool:
+    if claim.value != other.value:
+        return False
+    if claim.unit and other.unit and claim.unit != other.unit and {claim.unit, other.unit} != {"y", "decade"}:
+        return False
+    lean = _LEANING.get(claim.comparison, "")
+    return not lean or lean == _LEANING.get(other.comparison, "")
+
+
+def _stage_kind(value: str) -> str:
+    return value.split(":")[0] if ":" in value else value[:1]  # stage / grade / gleason, or T / N / M
+
+
+def _disease_group(value: str) -> str:
+    for i, group in enumerate(_DISEASE_GROUPS):
+        if value in group:
+            return str(i)
+    return value
+
+
+def _direction(value: str) -> str:
+    dimension, sign = value.split(":")
+    return {"+": f"{dimension} up", "-": f"{dimension} down"}.get(sign, f"{dimension} {sign}")
+
+
+def _items(kind: str, claimed: set[str], aligned: set[str], wide: set[str], number: int, *,
+           group: Callable[[str], str] = lambda v: "", label: str = "") -> list[SentenceProblem]:
+    """Problems for the claimed items the aligned sentences lack: contradicted when they name
+    another item of the same group, absent when no cited passage names it."""
+    problems = []
+    for value in sorted(claimed - aligned):
+        others = sorted(v for v in aligned - claimed if group(v) == group(value))
+        what = f"{label} {value}".strip() if label else _shown(value)
+        if others:
+            problems.append(SentenceProblem.of(kind, what, number, ", ".join(_shown(o) for o in others)))
+        elif value not in wide:
+            problems.append(SentenceProblem.of(kind, what, number))
+    return problems
+
+
+def _shown(value: str) -> str:
+    """``stage:III`` as "stage III", ``grade:2`` as "grade 2"."""
+    return value.replace(":", " ", 1) if value.split(":")[0] in ("stage", "grade", "gleason") else value
