@@ -34,6 +34,8 @@ from functools import lru_cache
 
 from criss_rag.lexicon.claims import Quantity, Reading, read
 from criss_rag.lexicon.directions import contradicted
+from criss_rag.lexicon.edits import single_change, tokens
+from criss_rag.lexicon.negation import negated_scopes, without_non_negating
 from criss_rag.lexicon.terms import content_terms
 from criss_rag.support import claim_text
 from criss_rag.text import detect_language, split_sentences
@@ -41,6 +43,8 @@ from criss_rag.types import Context, Query, SentenceProblem, SentenceSupport
 
 #: share of a sentence's content terms its aligned passage sentences must contain
 DEFAULT_THRESHOLD = 0.5
+#: a sentence whose best passage sentence has this share of its terms is compared with that sentence alone
+SINGLE_SENTENCE = 0.75
 #: share of each clause's content terms the cited passages must contain
 CLAUSE_THRESHOLD = 0.5
 
@@ -121,6 +125,7 @@ class MeaningSupport:
     def __init__(self, threshold: float = DEFAULT_THRESHOLD, clause_threshold: float = CLAUSE_THRESHOLD, *,
                  fallback: bool = True, terms: Terms | None = None, name: str = "meaning") -> None:
         self.threshold = threshold
+        self.single_sentence = SINGLE_SENTENCE
         self.clause_threshold = clause_threshold
         self.fallback = fallback
         self.terms: Terms = terms or content_terms
@@ -176,6 +181,12 @@ class MeaningSupport:
         wide = _merge([p.reading for p in passages])
         problems += self._compare(claim, aligned, wide, first, unit)
         problems += self._negation(text, language, unit)
+        if not problems:
+            cited = frozenset(t for p in passages for s in p.sentences for t in tokens(s.text, language))
+            change = single_change(text, unit[0].text, language, cited)
+            if change is not None:
+                said, instead = change
+                problems.append(SentenceProblem.of("changed", f"'{said}'", first, f"'{instead}'" if instead else ""))
         return not problems, score, first, problems
 
     def _align(self, terms: frozenset[str], pool: list[Sentence]) -> list[Sentence]:
@@ -183,6 +194,8 @@ class MeaningSupport:
         least two terms it lacks."""
         unit = [max(pool, key=lambda s: (len(terms & s.terms), -len(s.terms)))]
         uncovered = terms - unit[0].terms
+        if _coverage(terms, unit[0].terms) >= self.single_sentence:
+            return unit
         for _ in range(2):
             rest = [s for s in pool if s not in unit]
             if not rest or len(uncovered) < 2:
@@ -222,20 +235,35 @@ class MeaningSupport:
         return problems
 
     def _negation(self, text: str, language: str, unit: list[Sentence]) -> list[SentenceProblem]:
-        """Polarity clause by clause: each clause of the sentence against the passage clause it aligns with."""
-        pieces = [(c, self.terms(c)) for s in unit for c in clauses(s.text, language)] or [(s.text, s.terms) for s in unit]
+        """Polarity with scope, clause by clause. A negated clause of the sentence needs a negated
+        clause of the aligned passage sentences about the same thing (sharing two of its terms, or
+        40%); a negated passage clause whose negated words the sentence repeats needs a negated
+        clause in the sentence about the same thing. Cues that cancel out (double negatives) and
+        "not only ... but also" negate nothing."""
+        mine = [(c, self.terms(c), negated_scopes(c, language)) for c in clauses(without_non_negating(text, language), language)]
+        theirs = [(c, self.terms(c), negated_scopes(c, language)) for s in unit
+                  for c in clauses(without_non_negating(s.text, language), language)]
+        claim_terms = self.terms(text)
         problems = []
-        for clause in clauses(text, language) or [text]:
-            terms = self.terms(clause)
-            if not terms:
+        for clause, terms, scopes in mine:
+            if scopes and terms and not any(_about(terms, other) for _, other, their in theirs if their):
+                same = max(theirs, key=lambda t: len(terms & t[1]), default=None)
+                says = f"'{same[0]}' (not negated)" if same and terms & same[1] else ""
+                problems.append(SentenceProblem.of("negation", f"'{clause}' (negated)", unit[0].number, says))
+        for clause, terms, scopes in theirs:
+            if not scopes:
                 continue
-            best, best_terms = max(pieces, key=lambda p: (len(terms & p[1]), -len(p[1])))
-            if _coverage(terms, best_terms) < 0.34:
-                best, best_terms = max(((s.text, s.terms) for s in unit), key=lambda p: len(terms & p[1]))
-            if read(clause).negations % 2 != read(best).negations % 2:
-                said = "negated" if read(clause).negations % 2 else "not negated"
-                problems.append(SentenceProblem.of("negation", f"'{clause}' ({said})", unit[0].number, f"'{best}'"))
+            scope_terms = frozenset().union(*(self.terms(s) for s in scopes))
+            if scope_terms and _coverage(scope_terms, claim_terms) >= 0.5 \
+                    and not any(_about(other, terms) for _, other, my in mine if my):
+                problems.append(SentenceProblem.of("negation", "not negated", unit[0].number, f"'{clause}' (negated)"))
         return problems
+
+
+def _about(terms: frozenset[str], other: frozenset[str]) -> bool:
+    """Whether two clauses are about the same thing: two shared terms, or 40% of the first's."""
+    shared = len(terms & other)
+    return shared >= 2 or (bool(terms) and shared / len(terms) >= 0.4)
 
 
 def _same_quantity(claim: Quantity, other: Quantity) -> bool:

@@ -50,3 +50,37 @@ def negation_count(text: str, language: str) -> int:
 def negated(text: str, language: str) -> bool:
     """Whether ``text`` says the opposite of its plain form (an odd number of negating cues)."""
     return negation_count(text, language) % 2 == 1
+
+
+# what a cue negates: the words after it (English, Chinese) or before it (Korean and Japanese put the
+# negation after the verb), within its clause
+_SCOPE_AFTER = {"en": True, "zh": True, "ko": False, "ja": False}
+_SCOPE_CHARS = {"en": 48, "zh": 8, "ko": 16, "ja": 12}
+
+
+def without_non_negating(text: str, language: str) -> str:
+    """``text`` with the constructions that contain a cue but negate nothing blanked."""
+    language = language if language in CUES else "en"
+    return NOT_NEGATING[language].sub(lambda m: " " * len(m.group(0)), text)
+
+
+def negated_scopes(clause: str, language: str) -> list[str]:
+    """The text each cue of ``clause`` negates, when the clause is negated (an odd number of cues);
+    empty for a clause whose cues cancel out ("not uncommon" aside, "it is not true that it never
+    spreads")."""
+    language = language if language in CUES else "en"
+    clause = without_non_negating(clause, language)
+    cues = list(CUES[language].finditer(clause))
+    if len(cues) % 2 == 0:
+        return []
+    size = _SCOPE_CHARS[language]
+    scopes = []
+    for cue in cues:
+        if _SCOPE_AFTER[language]:
+            scope = clause[cue.end():cue.end() + size]
+            if language == "en" and len(scope.split()) < 2:  # "... is not." / "none": the words before
+                scope = clause[max(0, cue.start() - size):cue.start()]
+        else:
+            scope = clause[max(0, cue.start() - size):cue.start()]
+        scopes.append(scope)
+    return scopes

@@ -32,7 +32,7 @@ _EN_SPELLING = {"tumour": "tumor", "tumours": "tumor", "tumors": "tumor", "growt
                 "localised": "localized", "utilise": "use", "utilize": "use", "medicine": "drug", "medicines": "drug",
                 "medication": "drug", "medications": "drug", "drugs": "drug", "removal": "remov", "remove": "remov",
                 "illness": "disease", "sickness": "disease", "signs": "symptom", "sign": "symptom"}
-_SUFFIXES = ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "ly", "ed", "es", "s")
+_SUFFIXES = ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "ly", "ed", "es", "s", "e")
 _LATIN = re.compile(r"[a-z0-9]+")
 _KO_WORD = re.compile(r"[가-힣]+")
 _KO_ENDING = re.compile(

@@ -1,0 +1,176 @@
+"""The sentence check on claims: faithful sentences and paraphrases must be accepted, sentences with
+one decisive thing changed (negation, number, stage, entity, population, direction, an invented
+clause) rejected. Runs the check a pipeline would use (its `verifier:`, else the engine's built-in
+one) on each claim against the passages it cites; prints, per kind and language, how many were
+judged as expected, faithful accepted / edited rejected / balanced accuracy per language, and the
+milliseconds per sentence.
+
+    python benchmarks/sentence_check.py benchmarks/data/claims/dev_*.jsonl \\
+        --config examples/default.yaml --medquad ../shared/data/medquad-cancergov/corpus.jsonl
+
+Claim format: /work/heldout/CLAIMS_SPEC.md (JSONL: lang, kind, expected, evidence [{text} or
+{ref: "medquad:<doc_id>"}], claim, or for MedQuAD refs base + find/replace, rebuilt here from the
+corpus given with --medquad; without it those claims are skipped). `--errors N` prints up to N
+misjudged claims with the check's reasons.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from llama_index.core.schema import NodeWithScore, TextNode
+
+from criss_rag.engine import DEFAULT_VERIFIER
+from criss_rag.pipeline import Pipeline
+from criss_rag.plugins import PluginHost
+from criss_rag.text import split_sentences
+from criss_rag.types import Context, Evidence, Hit, Query, SentenceSupport
+
+EDIT_KINDS = ("negation", "number", "stage", "entity", "population", "direction", "invented")
+KEEP_KINDS = ("faithful", "paraphrase")
+
+
+def load_medquad(path: str | None) -> dict[str, str]:
+    if not path:
+        return {}
+    passages = {}
+    for line in open(path, encoding="utf-8"):
+        if line.strip():
+            record = json.loads(line)
+            passages[record["doc_id"]] = record["text"]
+    return passages
+
+
+def rebuild(claim: dict, medquad: dict[str, str]) -> tuple[str, list[str]] | None:
+    """The claim text and its passages' texts (MedQuAD refs read from the corpus), or None."""
+    passages = []
+    for item in claim["evidence"]:
+        if "text" in item:
+            passages.append(item["text"])
+        elif item.get("ref", "").startswith("medquad:"):
+            text = medquad.get(item["ref"].split(":", 1)[1])
+            if text is None:
+                return None
+            passages.append(text)
+    if claim.get("claim"):
+        return claim["claim"], passages
+    base = claim.get("base")
+    if not base:
+        return None
+    sentence = next((s for p in passages for s in split_sentences(p) if base in s), None)
+    if sentence is None:
+        return None
+    if claim.get("find"):
+        if claim["find"] not in sentence:
+            return None
+        sentence = sentence.replace(claim["find"], claim.get("replace", ""), 1)
+    return sentence, passages
+
+
+def context_of(passages: list[str]) -> Context:
+    evidence = tuple(Evidence(i, Hit(NodeWithScore(node=TextNode(id_=f"p{i}", text=text, metadata={"doc_id": f"p{i}"}),
+                                                   score=1.0)), text)
+                     for i, text in enumerate(passages, 1))
+    return Context(evidence=evidence, text="")
+
+
+def verifier_of(config: str | None):
+    """The sentence check the pipeline of ``config`` runs (its ``verifier:``, else the built-in one)."""
+    if config is None:
+        return DEFAULT_VERIFIER, "built-in"
+    pipeline = Pipeline.from_file(config, PluginHost())
+    cc = pipeline.config.one("verifier")
+    return (pipeline.build(cc), cc.name) if cc is not None else (DEFAULT_VERIFIER, "built-in")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("claims", nargs="+", help="claim files (JSONL)")
+    parser.add_argument("--config", action="append", help="pipeline YAML whose check to run (repeatable); "
+                                                           "default: the engine's built-in check")
+    parser.add_argument("--medquad", help="MedQuAD corpus.jsonl, to rebuild the claims that cite it")
+    parser.add_argument("--errors", type=int, default=0, help="print up to N misjudged claims")
+    parser.add_argument("--kinds", help="only these kinds (comma-separated)")
+    args = parser.parse_args()
+    medquad = load_medquad(args.medquad)
+    claims, skipped = [], 0
+    for path in args.claims:
+        for line in open(path, encoding="utf-8"):
+            if line.strip():
+                record = json.loads(line)
+                if args.kinds and record["kind"] not in args.kinds.split(","):
+                    continue
+                built = rebuild(record, medquad)
+                if built is None:
+                    skipped += 1
+                    continue
+                claims.append((record, *built))
+    for config in args.config or [None]:
+        run(config, claims, skipped, args.errors)
+
+
+def run(config: str | None, claims: list, skipped: int, errors: int) -> None:
+    verifier, name = verifier_of(config)
+    counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])  # (lang, kind) -> [right, all]
+    times, wrong = [], []
+    for record, text, passages in claims:
+        context = context_of(passages)
+        sentence = SentenceSupport(text=text, cited=list(range(1, len(passages) + 1)))
+        started = time.perf_counter()
+        (verdict,) = verifier.verify(Query(text=""), [sentence], context)
+        times.append((time.perf_counter() - started) * 1000)
+        right = verdict.supported == (record["expected"] == "supported")
+        cell = counts[(record["lang"], record["kind"])]
+        cell[0] += right
+        cell[1] += 1
+        if not right:
+            wrong.append((record, text, verdict))
+    print(f"\n## {config or 'built-in check'} (verifier: {name}); {len(claims)} claims, {skipped} skipped")
+    languages = sorted({lang for lang, _ in counts})
+    kinds = [k for k in (*KEEP_KINDS, *EDIT_KINDS) if any(kind == k for _, kind in counts)]
+    print("| kind | " + " | ".join(languages) + " | all |")
+    print("|---|" + "---|" * (len(languages) + 1))
+    for kind in kinds:
+        cells = [counts.get((lang, kind), [0, 0]) for lang in languages]
+        total = [sum(c[0] for c in cells), sum(c[1] for c in cells)]
+        print(f"| {kind} | " + " | ".join(_rate(c) for c in [*cells, total]) + " |")
+    print("| **faithful accepted** | " + " | ".join(_rate(_sum(counts, [lang], KEEP_KINDS)) for lang in languages)
+          + f" | {_rate(_sum(counts, languages, KEEP_KINDS))} |")
+    print("| **edited rejected** | " + " | ".join(_rate(_sum(counts, [lang], EDIT_KINDS)) for lang in languages)
+          + f" | {_rate(_sum(counts, languages, EDIT_KINDS))} |")
+    print("| **balanced accuracy** | " + " | ".join(_balanced(counts, [lang]) for lang in languages)
+          + f" | {_balanced(counts, languages)} |")
+    if times:
+        ordered = sorted(times)
+        print(f"\nms per sentence: p50 {statistics.median(ordered):.2f}, p95 {ordered[int(0.95 * (len(ordered) - 1))]:.2f} "
+              f"(first call {times[0]:.1f} ms)")
+    for record, text, verdict in wrong[:errors]:
+        print(f"- {record['id']} {record['kind']} expected {record['expected']}: {text}\n    note: {record.get('note', '')}"
+              f"\n    got {'supported' if verdict.supported else 'unsupported'} {verdict.score:.2f} {verdict.why}",
+              file=sys.stdout)
+
+
+def _sum(counts: dict, languages: list[str], kinds: tuple[str, ...]) -> list[int]:
+    cells = [counts.get((lang, kind), [0, 0]) for lang in languages for kind in kinds]
+    return [sum(c[0] for c in cells), sum(c[1] for c in cells)]
+
+
+def _rate(cell: list[int]) -> str:
+    return f"{cell[0]}/{cell[1]} ({cell[0] / cell[1]:.0%})" if cell[1] else "-"
+
+
+def _balanced(counts: dict, languages: list[str]) -> str:
+    keep, edit = _sum(counts, languages, KEEP_KINDS), _sum(counts, languages, EDIT_KINDS)
+    if not keep[1] or not edit[1]:
+        return "-"
+    return f"{(keep[0] / keep[1] + edit[0] / edit[1]) / 2:.3f}"
+
+
+if __name__ == "__main__":
+    main()
