@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from criss_rag.lexicon.claims import Quantity, Reading, read
+from criss_rag.lexicon.claims import Quantity, Reading, blanked, read
 from criss_rag.lexicon.directions import contradicted
 from criss_rag.lexicon.edits import single_change, tokens
 from criss_rag.lexicon.negation import negated_scopes, without_non_negating
@@ -48,7 +48,7 @@ SINGLE_SENTENCE = 0.75
 #: share of each clause's content terms the cited passages must contain
 CLAUSE_THRESHOLD = 0.5
 
-Terms = Callable[[str], frozenset[str]]
+Terms = Callable[[str, str | None], frozenset[str]]  # (text, language) -> terms
 
 _CLAUSE = {
     "en": re.compile(r"[,;:()]|\s(?:but|whereas|while|although|though|because|so|and|which|who|or)\s"),
@@ -92,11 +92,14 @@ def clauses(text: str, language: str) -> list[str]:
 
 @lru_cache(maxsize=2048)
 def _passage(number: int, title: str, text: str, terms: Terms) -> Passage:
-    sentences = tuple(Sentence(number, s, terms(s), read(s)) for s in split_sentences(text) if s.strip())
+    sentences = []
+    for sentence in split_sentences(text):
+        language = detect_language(sentence)
+        sentences.append(Sentence(number, sentence, terms(sentence, language), read(sentence, language)))
     whole = f"{title}\n{text}" if title else text
-    title_terms = terms(title) if title else frozenset()
-    return Passage(number, sentences, title_terms | frozenset().union(*(s.terms for s in sentences)), title_terms,
-                   read(whole))
+    title_terms = terms(title, None) if title else frozenset()
+    return Passage(number, tuple(sentences), title_terms | frozenset().union(*(s.terms for s in sentences)),
+                   title_terms, read(whole))
 
 
 def _merge(readings: Sequence[Reading]) -> Reading:
@@ -156,7 +159,8 @@ class MeaningSupport:
     # -- one sentence against a set of passages --------------------------------------------------
     def check(self, text: str, passages: Sequence[Passage]) -> tuple[bool, float, int | None, list[SentenceProblem]]:
         """``(supported, alignment score, passage of the best-aligned sentence, problems)``."""
-        terms = self.terms(text)
+        language = detect_language(text)
+        terms = self.terms(text, language)
         pool = [s for p in passages for s in p.sentences]
         if not terms or not pool:
             return False, 0.0, None, [SentenceProblem.of("no_match", "no words to compare" if not terms else "empty evidence")]
@@ -171,15 +175,15 @@ class MeaningSupport:
             missing = sorted(terms - covered)
             shown = ", ".join(missing[:6]) + (", ..." if len(missing) > 6 else "")
             problems.append(SentenceProblem.of("not_in_evidence", f"{len(missing)} of {len(terms)} terms ({shown})", first))
-        language = detect_language(text)
         for clause in clauses(text, language):
-            clause_terms = self.terms(clause)
+            clause_terms = self.terms(clause, language)
             if len(clause_terms) >= 3 and _coverage(clause_terms, everything) < self.clause_threshold:
                 problems.append(SentenceProblem.of("not_in_evidence", f"'{clause}'", first))
-        claim = read(text)
+        claim = read(text, language)
         aligned = _merge([s.reading for s in unit])
         wide = _merge([p.reading for p in passages])
-        problems += self._compare(claim, aligned, wide, first, unit)
+        problems += self._compare(claim, aligned, wide, first)
+        problems += self._directions(text, language, pool, first)
         problems += self._negation(text, language, unit)
         if not problems:
             cited = frozenset(t for p in passages for s in p.sentences for t in tokens(s.text, language))
@@ -190,8 +194,8 @@ class MeaningSupport:
         return not problems, score, first, problems
 
     def _align(self, terms: frozenset[str], pool: list[Sentence]) -> list[Sentence]:
-        """The passage sentence sharing most of ``terms``, plus up to two more that each add at
-        least two terms it lacks."""
+        """The passage sentence sharing most of ``terms``, plus (when it has less than
+        ``single_sentence`` of them) up to two more that each add at least two terms it lacks."""
         unit = [max(pool, key=lambda s: (len(terms & s.terms), -len(s.terms)))]
         uncovered = terms - unit[0].terms
         if _coverage(terms, unit[0].terms) >= self.single_sentence:
@@ -208,8 +212,7 @@ class MeaningSupport:
         return unit
 
     # -- decisive items ---------------------------------------------------------------------------
-    def _compare(self, claim: Reading, aligned: Reading, wide: Reading, number: int,
-                 unit: list[Sentence]) -> list[SentenceProblem]:
+    def _compare(self, claim: Reading, aligned: Reading, wide: Reading, number: int) -> list[SentenceProblem]:
         problems = []
         for quantity in claim.quantities:
             if not any(_same_quantity(quantity, other) for other in aligned.quantities):
@@ -218,45 +221,71 @@ class MeaningSupport:
                                                    ", ".join(dict.fromkeys(str(q) for q in same_unit))))
         problems += _items("stage", claim.stages, aligned.stages, wide.stages, number, group=_stage_kind)
         problems += _items("stage", claim.disease, aligned.disease, wide.disease, number, group=_disease_group)
+        near, far = _implied(aligned), _implied(wide)
         for facet, values in claim.entities.items():
-            problems += _items("entity", values, aligned.entities.get(facet, set()), wide.entities.get(facet, set()),
-                               number, label=facet)
+            if facet == "biomarker":
+                values = {v for v in values if not _marker_agrees(v, near.get(facet, set()))}
+            problems += _items("entity", values, near.get(facet, set()), far.get(facet, set()), number, label=facet)
         problems += _items("population", claim.population, aligned.population, wide.population, number)
-        for said, instead in contradicted(claim.directions, aligned.directions):
-            problems.append(SentenceProblem.of("direction", _direction(said), number, _direction(instead)))
         for value in sorted(claim.directions - aligned.directions - wide.directions):
             if value.split(":")[0] in _ABSENT_DIMENSIONS:
                 problems.append(SentenceProblem.of("direction", _direction(value), number))
         if claim.standard and aligned.standard:
-            mine, theirs = self.terms(claim.standard), self.terms(aligned.standard)
+            mine, theirs = self.terms(claim.standard, claim.language), self.terms(aligned.standard, claim.language)
             if mine and theirs and not mine & theirs:
                 problems.append(SentenceProblem.of("direction", f"compared with '{claim.standard}'", number,
                                                    f"compared with '{aligned.standard}'"))
         return problems
 
+    def _directions(self, text: str, language: str, pool: list[Sentence], number: int) -> list[SentenceProblem]:
+        """Each clause's directions against the passage clause it aligns with (of any cited sentence):
+        a problem where that clause says only the other sign."""
+        theirs = [(c, self.terms(c, language)) for s in pool for c in clauses(s.text, language)]
+        problems = []
+        for clause in clauses(text, language):
+            terms = self.terms(clause, language)
+            said = read(clause, language).directions
+            if not terms or not said or not theirs:
+                continue
+            best, _ = max(theirs, key=lambda t: (len(terms & t[1]), -len(t[1])))
+            for mine, other in contradicted(said, read(best, language).directions):
+                problems.append(SentenceProblem.of("direction", _direction(mine), number, f"{_direction(other)} ('{best}')"))
+        return problems
+
     def _negation(self, text: str, language: str, unit: list[Sentence]) -> list[SentenceProblem]:
         """Polarity with scope, clause by clause. A negated clause of the sentence needs a negated
-        clause of the aligned passage sentences about the same thing (sharing two of its terms, or
-        40%); a negated passage clause whose negated words the sentence repeats needs a negated
-        clause in the sentence about the same thing. Cues that cancel out (double negatives) and
-        "not only ... but also" negate nothing."""
-        mine = [(c, self.terms(c), negated_scopes(c, language)) for c in clauses(without_non_negating(text, language), language)]
-        theirs = [(c, self.terms(c), negated_scopes(c, language)) for s in unit
-                  for c in clauses(without_non_negating(s.text, language), language)]
-        claim_terms = self.terms(text)
+        clause of the aligned passage sentences about the same thing; a negated passage clause
+        whose negated words a clause of the sentence repeats needs that clause negated too. Cues
+        that cancel out (double negatives) and "not only ... but also" negate nothing."""
+        def read_clauses(sentence: str) -> list[tuple[str, frozenset[str], frozenset[str]]]:
+            out = []
+            for clause in clauses(without_non_negating(sentence, language), language):
+                scopes = negated_scopes(clause, language, blanked(clause, language))
+                scope_terms = frozenset().union(*(self.terms(s, language) for s in scopes)) if scopes else frozenset()
+                out.append((clause, self.terms(clause, language), scope_terms))
+            return out
+
+        mine = [(c, t, sc, bool(negated_scopes(c, language, blanked(c, language)))) for c, t, sc in read_clauses(text)]
+        theirs = [(c, t, sc, bool(negated_scopes(c, language, blanked(c, language))))
+                  for s in unit for c, t, sc in read_clauses(s.text)]
         problems = []
-        for clause, terms, scopes in mine:
-            if scopes and terms and not any(_about(terms, other) for _, other, their in theirs if their):
+        for clause, terms, scope, negated in mine:
+            if negated and terms and not any(n and _same_thing(terms, scope, other, their_scope)
+                                             for _, other, their_scope, n in theirs):
                 same = max(theirs, key=lambda t: len(terms & t[1]), default=None)
                 says = f"'{same[0]}' (not negated)" if same and terms & same[1] else ""
                 problems.append(SentenceProblem.of("negation", f"'{clause}' (negated)", unit[0].number, says))
-        for clause, terms, scopes in theirs:
-            if not scopes:
+        for clause, terms, scope, negated in theirs:
+            if not negated or not scope:
                 continue
-            scope_terms = frozenset().union(*(self.terms(s) for s in scopes))
-            if scope_terms and _coverage(scope_terms, claim_terms) >= 0.5 \
-                    and not any(_about(other, terms) for _, other, my in mine if my):
-                problems.append(SentenceProblem.of("negation", "not negated", unit[0].number, f"'{clause}' (negated)"))
+            for my_clause, my_terms, my_scope, my_negated in mine:
+                if my_negated or _coverage(scope, my_terms) < 0.5 or not _about(my_terms, terms):
+                    continue
+                if any(n and _same_thing(t, sc, terms, scope) for _, t, sc, n in mine):
+                    continue
+                problems.append(SentenceProblem.of("negation", f"'{my_clause}' (not negated)", unit[0].number,
+                                                   f"'{clause}' (negated)"))
+                break
         return problems
 
 
@@ -266,11 +295,44 @@ def _about(terms: frozenset[str], other: frozenset[str]) -> bool:
     return shared >= 2 or (bool(terms) and shared / len(terms) >= 0.4)
 
 
+def _same_thing(terms: frozenset[str], scope: frozenset[str], other: frozenset[str], other_scope: frozenset[str]) -> bool:
+    """Whether two negated clauses negate the same thing: their negated words overlap, or the
+    clauses are about the same thing."""
+    return bool(scope & other_scope) or _about(terms, other)
+
+
+def _implied(reading: Reading) -> dict[str, set[str]]:
+    """The entities of ``reading`` with what its words imply: treatment before or after surgery
+    (neoadjuvant, adjuvant) names surgery; surgery with "before" / "after" names that line."""
+    entities = {facet: set(values) for facet, values in reading.entities.items()}
+    lines = entities.get("line", set())
+    if lines & {"neoadjuvant", "adjuvant"}:
+        entities.setdefault("treatment", set()).add("surgery")
+    if "surgery" in entities.get("treatment", set()):
+        if "time:-" in reading.directions:
+            entities.setdefault("line", set()).add("neoadjuvant")
+        if "time:+" in reading.directions:
+            entities.setdefault("line", set()).add("adjuvant")
+    return entities
+
+
+def _marker_agrees(value: str, others: set[str]) -> bool:
+    """A biomarker matches one of ``others`` of the same name whose status agrees or is not said."""
+    name, _, status = value.partition(":")
+    for other in others:
+        other_name, _, other_status = other.partition(":")
+        if other_name == name and (not status or not other_status or status == other_status):
+            return True
+    return False
+
+
 def _same_quantity(claim: Quantity, other: Quantity) -> bool:
-    if claim.value != other.value:
-        return False
     if claim.unit and other.unit and claim.unit != other.unit and {claim.unit, other.unit} != {"y", "decade"}:
         return False
+    if claim.value != other.value:
+        # one end of the passage's range, said on its own ("40대에서 50대" for "40~50대")
+        return other.comparison == "range" and claim.comparison in ("=", "~", "range") \
+            and claim.value in other.value.split("-")
     lean = _LEANING.get(claim.comparison, "")
     return not lean or lean == _LEANING.get(other.comparison, "")
 

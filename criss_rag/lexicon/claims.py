@@ -28,7 +28,8 @@ ENTITY_FACETS = ("subtype", "site", "treatment", "test", "drug", "biomarker", "l
 
 # number + unit read as the question reader does, plus ages by decade (50대, 50代, 50多岁) and the
 # comparison words written after a number in Korean, Japanese and Chinese ("50대 이후", "5年以降")
-_EXTRA_UNITS = [(r"대|代|多岁", "decade")]
+_EXTRA_UNITS = [(r"대|代|多岁", "decade"), (r"met(?:er|re)s?|m(?![a-z])|미터|メートル|米(?![饭])", "m"),
+                (r"inch(?:es)?|in\.", "inch"), (r"f(?:oo|ee)t|ft", "ft")]
 _EXTRA_AFTER = [(r"이후|이상|以降|以后|之后|以上|上", ">="), (r"이전|이하|以前|之前|以下|未満", "<")]
 _UNITS = _EXTRA_UNITS + _facets._UNITS
 _AFTER = _EXTRA_AFTER + _facets._CMP_AFTER
@@ -37,7 +38,8 @@ _AFTER_RE = re.compile(r"^[\s-]*(?:" + "|".join(f"(?P<a{i}>{p})" for i, (p, _) i
 _CJK_NUM = {"一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _CJK_TENTHS = re.compile(r"([一二三四五六七八九十\d]+)\s*(割|成)(?!人|年|分|功|为)")
 _CJK_FRACTION = re.compile(r"([一二三四五六七八九十\d]+)\s*(?:人|명)?\s*(?:中|가운데|중)\s*([一二三四五六七八九十\d]+)")
-_EN_IN = re.compile(r"\b(\d+)\s+(?:in|out\s+of)\s+(\d+)\b")
+_EN_IN = re.compile(r"\b(?:(\d+)\s+(?:to|or|-)\s+)?(\d+)\s+(?:in|out\s+of)\s+(\d+)\b")
+_CJK_TENTHS_RANGE = re.compile(r"([一二三四五六七八九十\d]+)\s*(?:至|到|~|-|から)\s*([一二三四五六七八九十\d]+)\s*(割|成)")
 _EN_SPELLED = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
                "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
@@ -85,7 +87,14 @@ def _number_words(text: str) -> str:
         value = _EN_SPELLED[match.group(1)] + (_EN_SPELLED[match.group(2)] if match.group(2) else 0)
         return str(value)
     text = _EN_SPELLED_RE.sub(spelled, text)
-    text = _EN_IN.sub(lambda m: f"{round(100 * int(m.group(1)) / int(m.group(2)))}%" if int(m.group(2)) else m.group(0), text)
+
+    def share(match: re.Match) -> str:
+        whole = int(match.group(3))
+        if not whole:
+            return match.group(0)
+        part = f"{round(100 * int(match.group(2)) / whole)}%"
+        return f"{round(100 * int(match.group(1)) / whole)} to {part}" if match.group(1) else part
+    text = _EN_IN.sub(share, text)
 
     def cjk_int(token: str) -> int | None:
         if token.isdigit():
@@ -101,6 +110,10 @@ def _number_words(text: str) -> str:
     def tenths(match: re.Match) -> str:
         value = cjk_int(match.group(1))
         return f"{value * 10}%" if value is not None and value <= 10 else match.group(0)
+    def tenths_range(match: re.Match) -> str:
+        low, high = cjk_int(match.group(1)), cjk_int(match.group(2))
+        return f"{low * 10}-{high * 10}%" if low is not None and high is not None and high <= 10 else match.group(0)
+    text = _CJK_TENTHS_RANGE.sub(tenths_range, text)
     text = _CJK_TENTHS.sub(tenths, text)
 
     def fraction(match: re.Match) -> str:
@@ -124,6 +137,8 @@ def _quantities(text: str) -> tuple[list[Quantity], str]:
             comparison = _facets._which(after_match, "a", _AFTER)
             end += after_match.end()
         number = _facets._normal_number(match.group(0))
+        if unit == "m":  # one unit for lengths: 1.5 m = 150 cm
+            number, unit = "-".join(_scaled(part, 100) for part in number.split("-")), "cm"
         if "-" in number and comparison in (None, "range"):
             comparison = "range"
         found.append(Quantity(comparison or "=", number, unit or ""))
@@ -131,6 +146,13 @@ def _quantities(text: str) -> tuple[list[Quantity], str]:
     for start, end in reversed(spans):
         text = text[:start] + " " * (end - start) + text[end:]
     return found, text
+
+
+def _scaled(number: str, factor: int) -> str:
+    try:
+        return f"{float(number) * factor:g}"
+    except ValueError:
+        return number
 
 
 def _lexicon(text: str, language: str) -> tuple[dict[str, set[str]], str]:
@@ -180,3 +202,17 @@ def read(text: str, language: str | None = None) -> Reading:
     return Reading(language=language, quantities=quantities, stages=set(stages), disease=set(lexed.get("disease", ())),
                    entities=entities, population=set(lexed.get("population", ())), directions=directions(text, language),
                    standard=compared_with, negations=negation_count(text, language), rest=text)
+
+
+@lru_cache(maxsize=8192)
+def blanked(text: str, language: str) -> str:
+    """``text`` lower-cased with the word-list phrases that name a thing blanked, same length
+    (where negation cues are looked for: "non-small cell" and 非小細胞 negate nothing)."""
+    out = text.lower() if language == "en" else text
+    if language == "zh":
+        out = simplified(out)
+    for pattern, facet, _, _ in LEXICON.get(language, LEXICON["en"]):
+        if facet in ("aspect", "direction", "timing"):
+            continue
+        out = pattern.sub(lambda m: " " * len(m.group(0)), out)
+    return out

@@ -32,6 +32,7 @@ _EN: _Table = [
     (r"after|following|later|afterwards|subsequently", "time", "+"),
     (r"longer|long|prolong\w*", "duration", "+"), (r"shorter|short|shorten\w*", "duration", "-"),
     (r"better|improv\w*|best", "outcome", "+"), (r"worse|poorer|worst|poor", "outcome", "-"),
+    (r"easy|easier|easily|simple", "ease", "+"), (r"hard|harder|difficult|difficulty", "ease", "-"),
     (r"first|1st|primary|initial", "order", "1"), (r"second|2nd", "order", "2"), (r"third|3rd", "order", "3"),
     (r"left", "side", "left"), (r"right", "side", "right"),
     (r"arter\w*", "vessel", "artery"), (r"vein\w*|venous", "vessel", "vein"),
@@ -50,6 +51,7 @@ _KO: _Table = [
     (r"(?<![가-힣])후(?=[에의은는도]?(?:\s|$|[?.,]))|이후|다음|나중|뒤에", "time", "+"),
     (r"길|긴|오래", "duration", "+"), (r"짧", "duration", "-"),
     (r"좋|개선|나아", "outcome", "+"), (r"나쁘|나쁜|불량", "outcome", "-"),
+    (r"쉽|쉬운|쉬워", "ease", "+"), (r"어렵|어려|힘들", "ease", "-"),
     (r"왼쪽|좌측", "side", "left"), (r"오른쪽|우측", "side", "right"),
     (r"동맥", "vessel", "artery"), (r"정맥", "vessel", "vein"),
 ]
@@ -64,6 +66,7 @@ _JA: _Table = [
     (r"前(?!立)|以前|先に|まで", "time", "-"), (r"(?<![予術])後(?!期)|以降|以後|あと|のち", "time", "+"),
     (r"長", "duration", "+"), (r"短", "duration", "-"),
     (r"良|改善", "outcome", "+"), (r"悪(?!性)", "outcome", "-"),
+    (r"やす[いくかけ]|容易", "ease", "+"), (r"にく[いくかけ]|難し|困難", "ease", "-"),
     (r"左", "side", "left"), (r"右", "side", "right"), (r"動脈", "vessel", "artery"), (r"静脈", "vessel", "vein"),
 ]
 _ZH: _Table = [
@@ -76,7 +79,8 @@ _ZH: _Table = [
     (r"大(?!肠)", "size", "+"), (r"小(?!细胞|儿|孩)", "size", "-"),
     (r"之前|以前|前(?!列)", "time", "-"), (r"之后|以后|(?<![预术])后", "time", "+"),
     (r"长", "duration", "+"), (r"短", "duration", "-"),
-    (r"好|改善", "outcome", "+"), (r"差|恶化", "outcome", "-"),
+    (r"好|改善", "outcome", "+"), (r"差|恶化|不如", "outcome", "-"),
+    (r"容易|易于", "ease", "+"), (r"困难|难以|不易", "ease", "-"),
     (r"左", "side", "left"), (r"右", "side", "right"), (r"动脉", "vessel", "artery"), (r"静脉", "vessel", "vein"),
 ]
 
@@ -118,7 +122,7 @@ _EN_SKIP = {"in", "the", "a", "an", "for", "among", "with", "of", "to", "at", "t
 _STANDARD = {
     "ko": re.compile(r"([가-힣A-Za-z0-9]{1,8}?)(?:에서|에게|의\s*경우)?보다"),
     "ja": re.compile(r"([一-龥々ァ-ヶーA-Za-z0-9]{1,8})(?:で|に|の場合)?(?:より|に比べ|と比べ|と比較)"),
-    "zh": re.compile(r"(?:比|于|较)([一-龥A-Za-z0-9]{1,4}?)(?=更|高|低|多|少|大|小|快|慢|长|短|常|好|差|容易|$|[，。、])"),
+    "zh": re.compile(r"(?:比|于|较|不如|为|是)([一-龥A-Za-z0-9]{1,4}?)(?:的[\d一二三四五六七八九十两]+倍|(?=更|高|低|多|少|大|小|快|慢|长|短|常|好|差|容易|$|[，。、]))"),
 }
 
 

@@ -24,7 +24,7 @@ NOT_NEGATING: dict[str, re.Pattern] = {
     "ja": re.compile(r"だけ(?:で)?(?:は)?なく|のみならず|ばかりでなく|に限らず|にかかわらず|に関わらず|少な|危な|必ず|わずか|まず|"
                      r"ないし|いずれ|絶えず|相変わらず|思わず"),
     "zh": re.compile(r"不仅|不但|不只|不光|不止|不同|不断|不少|不久|不过|不论|不管|无论|未来|非常|差不多|并不只|"
-                     r"不适|不良反应|无关紧要|莫不|非但|不仅仅"),
+                     r"不适|不良反应|无关紧要|莫不|非但|不仅仅|是否|能否|可否|与否|不如"),
 }
 
 CUES: dict[str, re.Pattern] = {
@@ -64,13 +64,15 @@ def without_non_negating(text: str, language: str) -> str:
     return NOT_NEGATING[language].sub(lambda m: " " * len(m.group(0)), text)
 
 
-def negated_scopes(clause: str, language: str) -> list[str]:
+def negated_scopes(clause: str, language: str, blanked: str | None = None) -> list[str]:
     """The text each cue of ``clause`` negates, when the clause is negated (an odd number of cues);
-    empty for a clause whose cues cancel out ("not uncommon" aside, "it is not true that it never
-    spreads")."""
+    empty for a clause whose cues cancel out ("it is not true that it never spreads"). Cues are
+    looked for in ``blanked`` when given: the clause, of the same length, with the word-list
+    phrases that contain a cue word ("non-small cell", 非小細胞, 비흡연자) blanked."""
     language = language if language in CUES else "en"
     clause = without_non_negating(clause, language)
-    cues = list(CUES[language].finditer(clause))
+    search = without_non_negating(blanked, language) if blanked is not None and len(blanked) == len(clause) else clause
+    cues = list(CUES[language].finditer(search))
     if len(cues) % 2 == 0:
         return []
     size = _SCOPE_CHARS[language]
