@@ -247,7 +247,9 @@ class MeaningSupport:
             said = read(clause, language).directions
             if not terms or not said or not theirs:
                 continue
-            best, _ = max(theirs, key=lambda t: (len(terms & t[1]), -len(t[1])))
+            best, best_terms = max(theirs, key=lambda t: (len(terms & t[1]), -len(t[1])))
+            if _coverage(terms, best_terms) < 0.5:
+                continue  # no passage clause says what this one does: nothing to compare the direction with
             for mine, other in contradicted(said, read(best, language).directions):
                 problems.append(SentenceProblem.of("direction", _direction(mine), number, f"{_direction(other)} ('{best}')"))
         return problems
@@ -331,8 +333,7 @@ def _same_quantity(claim: Quantity, other: Quantity) -> bool:
         return False
     if claim.value != other.value:
         # one end of the passage's range, said on its own ("40대에서 50대" for "40~50대")
-        return other.comparison == "range" and claim.comparison in ("=", "~", "range") \
-            and claim.value in other.value.split("-")
+        return "-" in other.value and claim.comparison in ("=", "~", "range") and claim.value in other.value.split("-")
     lean = _LEANING.get(claim.comparison, "")
     return not lean or lean == _LEANING.get(other.comparison, "")
 

@@ -122,7 +122,8 @@ _EN_SKIP = {"in", "the", "a", "an", "for", "among", "with", "of", "to", "at", "t
 _STANDARD = {
     "ko": re.compile(r"([가-힣A-Za-z0-9]{1,8}?)(?:에서|에게|의\s*경우)?보다"),
     "ja": re.compile(r"([一-龥々ァ-ヶーA-Za-z0-9]{1,8})(?:で|に|の場合)?(?:より|に比べ|と比べ|と比較)"),
-    "zh": re.compile(r"(?:比|于|较|不如|为|是)([一-龥A-Za-z0-9]{1,4}?)(?:的[\d一二三四五六七八九十两]+倍|(?=更|高|低|多|少|大|小|快|慢|长|短|常|好|差|容易|$|[，。、]))"),
+    "zh": re.compile(r"(?:比|(?<=[高低多少大小快慢长短好差早晚])于|不如)([一-龥A-Za-z0-9]{1,4}?)(?=更|高|低|多|少|大|小|快|慢|长|短|常|好|差|容易|$|[，。、])"
+                     r"|(?:为|是)([一-龥A-Za-z0-9]{1,4}?)的[\d一二三四五六七八九十两]+倍"),
 }
 
 
@@ -130,7 +131,7 @@ def standard(text: str, language: str) -> str | None:
     """What ``text`` compares against ("men" in "higher in women than in men"), or ``None``."""
     if language in _STANDARD:
         match = _STANDARD[language].search(text)
-        return match.group(1) if match else None
+        return next((g for g in match.groups() if g), None) if match else None
     match = re.search(r"\bthan\b((?:\s+[a-z0-9-]+){1,4})", text)
     if not match:
         return None

@@ -16,7 +16,7 @@ import re
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from criss_rag.lexicon.claims import _number_words, prepare
+from criss_rag.lexicon.claims import _number_words, prepare, read
 from criss_rag.lexicon.facet_words import LEXICON
 from criss_rag.lexicon.terms import _EN_STOP, _KO_ENDING, _stem
 from criss_rag.text import detect_language
@@ -24,6 +24,7 @@ from criss_rag.text import detect_language
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
 _KO_TOKEN = re.compile(r"[가-힣]+|[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
 _CJK_TOKEN = re.compile(r"[一-龥々〆ァ-ヶー]|[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
+_EN_NEGATION = frozenset("not no never cannot can none nor neither".split())  # compared apart (negation)
 _ZH_FUNCTION = set("的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧")
 
 
@@ -47,7 +48,7 @@ def tokens(text: str, language: str | None = None) -> tuple[str, ...]:
             return f" \x00{len(canonical) - 1}\x00 "
         text = pattern.sub(keep, text)
     if language == "en":
-        raw = [w for w in _WORD.findall(text) if w not in _EN_STOP]
+        raw = [w for w in _WORD.findall(text) if w not in _EN_STOP and w not in _EN_NEGATION]
     elif language == "ko":
         raw = []
         for word in _KO_TOKEN.findall(text):
@@ -94,7 +95,9 @@ def single_change(sentence: str, passage_sentence: str, language: str | None = N
     said = mine[j1:j2]
     if set(said) <= set(theirs):  # words moved, not changed
         return None
-    if tag == "insert" and not any(decisive(t) for t in said):
+    if tag == "insert" and (j2 - j1 > 2 or not any(decisive(t) for t in said)):
+        return None
+    if _same_meaning(said, theirs[i1:i2], language):
         return None
     if tag == "replace" and (j2 - j1 > 2 or i2 - i1 > 3
                              or not any(decisive(t) or t not in passages for t in said)):
@@ -105,3 +108,16 @@ def single_change(sentence: str, passage_sentence: str, language: str | None = N
 
 def _shown(token: str) -> str:
     return token.split(":", 1)[1] if ":" in token else token
+
+
+def _same_meaning(said: tuple[str, ...], instead: tuple[str, ...], language: str) -> bool:
+    """Whether two spans say the same in another form: the same numbers with their units, or the
+    same directions (減少 / 減って)."""
+    joiner = " " if language in ("en", "ko") else ""
+    mine, theirs = joiner.join(_shown(t) for t in said), joiner.join(_shown(t) for t in instead)
+    if not theirs:
+        return False
+    a, b = read(mine, language), read(theirs, language)
+    if a.quantities and a.quantities == b.quantities:
+        return True
+    return bool(a.directions) and a.directions == b.directions and not (a.entities or b.entities)
