@@ -61,6 +61,7 @@ _DISEASE_GROUPS = [
     {"invasive", "non-invasive"}, {"resectable", "unresectable"}, {"benign", "malignant", "precancerous"},
     {"low-grade", "high-grade"}, {"recurrent", "remission"},
 ]
+_STAGE_TERM = re.compile(r"^(?:stage|grade|gleason):|^[TNM](?:[0-4]|is|x)")
 _ABSENT_DIMENSIONS = ("side", "vessel", "order")
 _LEANING = {"=": "", "~": "", "range": "range", ">": "up", ">=": "up", "<": "down", "<=": "down"}
 
@@ -142,6 +143,8 @@ class MeaningSupport:
 
     def judge(self, sentence: SentenceSupport, passages: dict[int, Passage]) -> SentenceSupport:
         text = claim_text(sentence.text)
+        if _decisive_label(sentence.text, text):
+            text = sentence.text  # "Stage IIA: ..." is a claim about stage IIA, not a label
         cited = [passages[n] for n in sentence.cited if n in passages]
         verdict = self.check(text, cited) if cited else None
         if (verdict is None or not verdict[0]) and self.fallback and passages:
@@ -184,6 +187,7 @@ class MeaningSupport:
         wide = _merge([p.reading for p in passages])
         problems += self._compare(claim, aligned, wide, first)
         problems += self._directions(text, language, pool, first)
+        problems += self._bound(text, language, unit, first)
         problems += self._negation(text, language, unit)
         if not problems:
             cited = frozenset(t for p in passages for s in p.sentences for t in tokens(s.text, language))
@@ -196,7 +200,8 @@ class MeaningSupport:
     def _align(self, terms: frozenset[str], pool: list[Sentence]) -> list[Sentence]:
         """The passage sentence sharing most of ``terms``, plus (when it has less than
         ``single_sentence`` of them) up to two more that each add at least two terms it lacks."""
-        unit = [max(pool, key=lambda s: (len(terms & s.terms), -len(s.terms)))]
+        described = frozenset(t for t in terms if not _STAGE_TERM.match(t))  # aligned by what it says, not its stage
+        unit = [max(pool, key=lambda s: (len(described & s.terms), len(terms & s.terms), -len(s.terms)))]
         uncovered = terms - unit[0].terms
         if _coverage(terms, unit[0].terms) >= self.single_sentence:
             return unit
@@ -254,6 +259,33 @@ class MeaningSupport:
                 problems.append(SentenceProblem.of("direction", _direction(mine), number, f"{_direction(other)} ('{best}')"))
         return problems
 
+    def _bound(self, text: str, language: str, unit: list[Sentence], number: int) -> list[SentenceProblem]:
+        """Stages and numbers with what they describe: a clause of the sentence against the clause
+        of the aligned passage sentences that says the same about the same thing. In "tumours
+        inside the capsule are stage I, those beyond it stage II", "inside the capsule ... stage
+        II" is a problem although the sentence names stage II."""
+        theirs = [(c, self.terms(c, language), read(c, language)) for s in unit for c in clauses(s.text, language)]
+        problems = []
+        for clause in clauses(text, language):
+            said = read(clause, language)
+            if not (said.stages or said.quantities) or not theirs:
+                continue
+            terms = self.terms(clause, language) - set(said.stages)
+            best, best_terms, reading = max(theirs, key=lambda t: (len(terms & t[1]), -len(t[1])))
+            if not terms or _coverage(terms, best_terms) < 0.6:
+                continue
+            for stage in sorted(said.stages - reading.stages):
+                others = sorted(v for v in reading.stages if _stage_kind(v) == _stage_kind(stage))
+                if others:
+                    problems.append(SentenceProblem.of("stage", _shown(stage), number,
+                                                       f"{', '.join(_shown(o) for o in others)} ('{best}')"))
+            for quantity in said.quantities:
+                same_unit = [q for q in reading.quantities if q.unit == quantity.unit]
+                if same_unit and not any(_same_quantity(quantity, q) for q in same_unit):
+                    problems.append(SentenceProblem.of("number", str(quantity), number,
+                                                       f"{', '.join(str(q) for q in same_unit)} ('{best}')"))
+        return problems
+
     def _negation(self, text: str, language: str, unit: list[Sentence]) -> list[SentenceProblem]:
         """Polarity with scope, clause by clause. A negated clause of the sentence needs a negated
         clause of the aligned passage sentences about the same thing; a negated passage clause
@@ -289,6 +321,13 @@ class MeaningSupport:
                                                    f"'{clause}' (negated)"))
                 break
         return problems
+
+
+def _decisive_label(sentence: str, claim: str) -> bool:
+    """Whether the label :func:`~criss_rag.support.claim_text` cut off names a stage or a number."""
+    cut = sentence[: max(0, len(sentence) - len(claim.lstrip()))]
+    reading = read(cut) if cut.strip() else None
+    return bool(reading and (reading.stages or reading.quantities or reading.population or reading.entities))
 
 
 def _about(terms: frozenset[str], other: frozenset[str]) -> bool:

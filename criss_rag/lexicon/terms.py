@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.claims import _number_words, prepare
 from criss_rag.lexicon.facet_words import LEXICON
 from criss_rag.text import detect_language
@@ -67,7 +68,8 @@ def content_terms(text: str, language: str | None = None) -> frozenset[str]:
     if language == "en":
         text = re.sub(r"n't\b", " not", text.lower())
     text = _number_words(text)
-    found: set[str] = set()
+    stages, text = _facets._stages(text)
+    found: set[str] = set(stages)
     for pattern, facet, value, _ in LEXICON[language]:
         if facet == "aspect":
             continue
