@@ -73,7 +73,11 @@ class Sentence:
     number: int  # the passage's evidence number
     text: str
     terms: frozenset[str]
-    reading: Reading
+    language: str
+
+    @property
+    def reading(self) -> Reading:
+        return read(self.text, self.language)  # read when compared (cached)
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ def _passage(number: int, title: str, text: str, terms: Terms) -> Passage:
     sentences = []
     for sentence in split_sentences(text):
         language = detect_language(sentence)
-        sentences.append(Sentence(number, sentence, terms(sentence, language), read(sentence, language)))
+        sentences.append(Sentence(number, sentence, terms(sentence, language), language))
     whole = f"{title}\n{text}" if title else text
     title_terms = terms(title, None) if title else frozenset()
     return Passage(number, tuple(sentences), title_terms | frozenset().union(*(s.terms for s in sentences)),
@@ -186,11 +190,12 @@ class MeaningSupport:
         aligned = _merge([s.reading for s in unit])
         wide = _merge([p.reading for p in passages])
         problems += self._compare(claim, aligned, wide, first)
-        problems += self._directions(text, language, pool, first)
+        nearest = sorted(pool, key=lambda s: -len(terms & s.terms))[:4]
+        problems += self._directions(text, language, list(dict.fromkeys([*unit, *nearest])), first)
         problems += self._bound(text, language, unit, first)
         problems += self._negation(text, language, unit)
         if not problems:
-            cited = frozenset(t for p in passages for s in p.sentences for t in tokens(s.text, language))
+            cited = frozenset(t for p in passages for t in tokens(" ".join(s.text for s in p.sentences), language))
             change = single_change(text, unit[0].text, language, cited)
             if change is not None:
                 said, instead = change

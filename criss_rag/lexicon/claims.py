@@ -159,12 +159,14 @@ def _lexicon(text: str, language: str) -> tuple[dict[str, set[str]], str]:
     """Every word-list phrase of ``text`` by facet, and the text with the phrases that name a thing
     (all but directions, timing and what-is-asked words) blanked."""
     found: dict[str, set[str]] = {}
-    for pattern, facet, value, blank in LEXICON[language]:
+    for pattern, facet, value, _ in LEXICON[language]:
         if facet in ("aspect", "direction", "timing"):
             continue
-        for match in pattern.finditer(text):
+
+        def take(match: re.Match, facet: str = facet, value: str | None = value) -> str:
             found.setdefault(facet, set()).add(value if value is not None else match.group(0).strip().lower())
-        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+            return " " * len(match.group(0))
+        text = pattern.sub(take, text)
     return found, text
 
 
