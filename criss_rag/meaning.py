@@ -225,6 +225,9 @@ class MeaningSupport:
     def _compare(self, claim: Reading, aligned: Reading, wide: Reading, number: int) -> list[SentenceProblem]:
         problems = []
         for quantity in claim.quantities:
+            if quantity.value == "1" and quantity.comparison == "=" \
+                    and not any(q.unit == quantity.unit for q in aligned.quantities):
+                continue  # "once", "one type": a count of one, unless the passage counts the same thing
             if not any(_same_quantity(quantity, other) for other in aligned.quantities):
                 same_unit = [q for q in aligned.quantities if q.unit == quantity.unit] or aligned.quantities
                 problems.append(SentenceProblem.of("number", str(quantity), number,

@@ -20,7 +20,7 @@ from criss_rag.lexicon.directions import directions, standard
 from criss_rag.lexicon.facet_words import LEXICON
 from criss_rag.lexicon.hanzi import simplified
 from criss_rag.lexicon.negation import negation_count
-from criss_rag.lexicon.normalize import normalize
+from criss_rag.lexicon.normalize import _han_value, normalize, normalize_numbers
 from criss_rag.text import detect_language
 
 #: entity categories compared value by value (a sentence naming one the passage does not is unsupported)
@@ -35,16 +35,11 @@ _UNITS = _EXTRA_UNITS + _facets._UNITS
 _AFTER = _EXTRA_AFTER + _facets._CMP_AFTER
 _UNIT_RE = re.compile(r"^[\s-]*(?:" + "|".join(f"(?P<u{i}>{p})" for i, (p, _) in enumerate(_UNITS)) + r")")
 _AFTER_RE = re.compile(r"^[\s-]*(?:" + "|".join(f"(?P<a{i}>{p})" for i, (p, _) in enumerate(_AFTER)) + r")")
-_CJK_NUM = {"一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-_CJK_TENTHS = re.compile(r"([一二三四五六七八九十\d]+)\s*(割|成)(?!人|年|分|功|为)")
+_HAN_RANGE_START = re.compile(r"([〇零一二两三四五六七八九十]+)(?=\s*(?:至|到|~|-|から)\s*[〇零一二两三四五六七八九十\d])")
+_PERCENT_OF = re.compile(r"百分之([〇零一二两三四五六七八九十百\d]+)")
 _CJK_FRACTION = re.compile(r"([一二三四五六七八九十\d]+)\s*(?:人|명)?\s*(?:中|가운데|중)\s*([一二三四五六七八九十\d]+)")
 _EN_IN = re.compile(r"\b(?:(\d+)\s+(?:to|or|-)\s+)?(\d+)\s+(?:in|out\s+of)\s+(\d+)\b")
 _CJK_TENTHS_RANGE = re.compile(r"([一二三四五六七八九十\d]+)\s*(?:至|到|~|-|から)\s*([一二三四五六七八九十\d]+)\s*(割|成)")
-_EN_SPELLED = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-               "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-               "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
-_EN_SPELLED_RE = re.compile(r"\b(" + "|".join(_EN_SPELLED) + r")(?:[\s-](one|two|three|four|five|six|seven|eight|nine))?\b")
-_EN_SPELLED_SKIP = re.compile(r"\bone\s+(?:of|or|another|type|kind|way|form)\b|\bno\s+one\b|\bone\b(?=\s+(?:who|that|which))")
 
 
 @dataclass(frozen=True)
@@ -78,16 +73,13 @@ class Reading:
     rest: str = ""                                       # the text with the items above blanked
 
 
-def _number_words(text: str) -> str:
-    """Spelled-out numbers as digits ("seventy percent" -> "70 percent", "five years" -> "5 years"),
-    "7割" / "七成" as 70%, "3 in 10" as 30%."""
-    def spelled(match: re.Match) -> str:
-        if _EN_SPELLED_SKIP.match(text, match.start()):
-            return match.group(0)
-        value = _EN_SPELLED[match.group(1)] + (_EN_SPELLED[match.group(2)] if match.group(2) else 0)
-        return str(value)
-    text = _EN_SPELLED_RE.sub(spelled, text)
+def _cjk_int(token: str) -> int | None:
+    return int(token) if token.isdigit() else _han_value(token)
 
+
+def _number_words(text: str) -> str:
+    """Shares as percentages, after :func:`~criss_rag.lexicon.normalize.normalize_numbers`:
+    "3 in 10" / "8 to 9 in 10" -> 30% / 80 to 90%, "10명 중 3명" / "10人中3人" -> 30%."""
     def share(match: re.Match) -> str:
         whole = int(match.group(3))
         if not whole:
@@ -96,30 +88,25 @@ def _number_words(text: str) -> str:
         return f"{round(100 * int(match.group(1)) / whole)} to {part}" if match.group(1) else part
     text = _EN_IN.sub(share, text)
 
-    def cjk_int(token: str) -> int | None:
-        if token.isdigit():
-            return int(token)
-        if token == "十":
-            return 10
-        if len(token) == 2 and token[0] == "十":
-            return 10 + _CJK_NUM.get(token[1], 0)
-        if len(token) == 1:
-            return _CJK_NUM.get(token)
-        return None
-
-    def tenths(match: re.Match) -> str:
-        value = cjk_int(match.group(1))
-        return f"{value * 10}%" if value is not None and value <= 10 else match.group(0)
-    def tenths_range(match: re.Match) -> str:
-        low, high = cjk_int(match.group(1)), cjk_int(match.group(2))
-        return f"{low * 10}-{high * 10}%" if low is not None and high is not None and high <= 10 else match.group(0)
-    text = _CJK_TENTHS_RANGE.sub(tenths_range, text)
-    text = _CJK_TENTHS.sub(tenths, text)
-
     def fraction(match: re.Match) -> str:
-        whole, part = cjk_int(match.group(1)), cjk_int(match.group(2))
+        whole, part = _cjk_int(match.group(1)), _cjk_int(match.group(2))
         return f"{round(100 * part / whole)}%" if whole and part is not None and part <= whole else match.group(0)
     return _CJK_FRACTION.sub(fraction, text)
+
+
+def _before_numbers(text: str) -> str:
+    """What :func:`normalize_numbers` does not read: a range of tenths ("八至九成" -> 80-90%) and
+    百分之 ("百分之八十" -> 80%)."""
+    def tenths_range(match: re.Match) -> str:
+        low, high = _cjk_int(match.group(1)), _cjk_int(match.group(2))
+        return f"{low * 10}-{high * 10}%" if low is not None and high is not None and high <= 10 else match.group(0)
+    text = _CJK_TENTHS_RANGE.sub(tenths_range, text)
+    text = _HAN_RANGE_START.sub(lambda m: str(_cjk_int(m.group(1))) if _cjk_int(m.group(1)) is not None else m.group(0), text)
+
+    def percent(match: re.Match) -> str:
+        value = _cjk_int(match.group(1))
+        return f"{value}%" if value is not None else match.group(0)
+    return _PERCENT_OF.sub(percent, text)
 
 
 def _quantities(text: str) -> tuple[list[Quantity], str]:
@@ -172,10 +159,11 @@ def _lexicon(text: str, language: str) -> tuple[dict[str, set[str]], str]:
 
 def prepare(text: str, language: str) -> str:
     """The normal form both sides are read in: NFKC, one dash and apostrophe, Simplified Chinese,
-    English lower-cased with "n't" as " not", acronyms spelled out, numbers as digits."""
+    numbers as digits (:func:`~criss_rag.lexicon.normalize.normalize_numbers`), acronyms spelled out."""
     text = normalize(text).replace("（", "(").replace("）", ")")
     if language == "zh":
         text = simplified(text)
+    text = normalize_numbers(_before_numbers(text))
     if language == "en":
         text = _facets._EN_ACRONYM_RE.sub(_facets._acronym, text)
     return text

@@ -16,6 +16,7 @@ import re
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.claims import _number_words, prepare, read
 from criss_rag.lexicon.facet_words import LEXICON
 from criss_rag.lexicon.terms import _EN_STOP, _KO_ENDING, _stem
@@ -24,6 +25,7 @@ from criss_rag.text import detect_language
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
 _KO_TOKEN = re.compile(r"[가-힣]+|[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
 _CJK_TOKEN = re.compile(r"[一-龥々〆ァ-ヶー]|[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
+_COMPARISON_WORD = re.compile("|".join(p for p, _ in [*_facets._CMP_BEFORE, *_facets._CMP_AFTER]))
 _EN_NEGATION = frozenset("not no never cannot can none nor neither".split())  # compared apart (negation)
 _ZH_FUNCTION = set("的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧")
 
@@ -117,6 +119,8 @@ def _same_meaning(said: tuple[str, ...], instead: tuple[str, ...], language: str
     mine, theirs = joiner.join(_shown(t) for t in said), joiner.join(_shown(t) for t in instead)
     if not theirs:
         return False
+    if _COMPARISON_WORD.fullmatch(mine.strip()):
+        return True  # a comparison word: numbers are compared with theirs apart
     a, b = read(mine, language), read(theirs, language)
     if a.quantities and a.quantities == b.quantities:
         return True
