@@ -200,6 +200,7 @@ class MeaningSupport:
             if change is not None:
                 said, instead = change
                 problems.append(SentenceProblem.of("changed", f"'{said}'", first, f"'{instead}'" if instead else ""))
+        problems = list({(p.kind, p.what): p for p in reversed(problems)}.values())[::-1]  # one per item
         return not problems, score, first, problems
 
     def _align(self, terms: frozenset[str], pool: list[Sentence]) -> list[Sentence]:

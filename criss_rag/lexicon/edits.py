@@ -26,7 +26,9 @@ _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
 _KO_TOKEN = re.compile(r"[가-힣]+|[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
 _CJK_TOKEN = re.compile(r"[一-龥々〆ァ-ヶー]|[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
 _COMPARISON_WORD = re.compile("|".join(p for p, _ in [*_facets._CMP_BEFORE, *_facets._CMP_AFTER]))
-_EN_NEGATION = frozenset("not no never cannot can none nor neither".split())  # compared apart (negation)
+# compared apart: negation words (negation), frequency and hedging adverbs (directions)
+_EN_NEGATION = frozenset("""not no never cannot can none nor neither generally typically commonly frequently mostly
+mainly largely usually often""".split())
 _ZH_FUNCTION = set("的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧")
 
 
@@ -54,9 +56,9 @@ def tokens(text: str, language: str | None = None) -> tuple[str, ...]:
     elif language == "ko":
         raw = []
         for word in _KO_TOKEN.findall(text):
-            for _ in range(2):
+            for strip in range(2):
                 stripped = _KO_ENDING.sub("", word)
-                if not stripped or stripped == word:
+                if not stripped or stripped == word or (strip and len(stripped) < 2):  # 필요합니다 -> 필요, not 필
                     break
                 word = stripped
             raw.append(word)

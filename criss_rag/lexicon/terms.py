@@ -32,7 +32,8 @@ _EN_SPELLING = {"tumour": "tumor", "tumours": "tumor", "tumors": "tumor", "growt
                 "haematologist": "hematologist", "behaviour": "behavior", "colour": "color", "grey": "gray",
                 "localised": "localized", "utilise": "use", "utilize": "use", "medicine": "drug", "medicines": "drug",
                 "medication": "drug", "medications": "drug", "drugs": "drug", "removal": "remov", "remove": "remov",
-                "illness": "disease", "sickness": "disease", "signs": "symptom", "sign": "symptom"}
+                "illness": "disease", "sickness": "disease", "signs": "symptom", "sign": "symptom",
+                "grow": "develop", "grows": "develop", "growing": "develop", "arise": "develop", "arises": "develop"}
 _SUFFIXES = ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "ly", "ed", "es", "s", "e")
 _LATIN = re.compile(r"[a-z0-9]+")
 _KO_WORD = re.compile(r"[가-힣]+")
@@ -83,9 +84,9 @@ def content_terms(text: str, language: str | None = None) -> frozenset[str]:
         found.update(_stem(w) for w in _LATIN.findall(text) if w not in _EN_STOP and not w.isdigit())
     elif language == "ko":
         for word in _KO_WORD.findall(text):
-            for _ in range(2):
+            for strip in range(2):
                 stripped = _KO_ENDING.sub("", word)
-                if not stripped or stripped == word:
+                if not stripped or stripped == word or (strip and len(stripped) < 2):  # 필요합니다 -> 필요, not 필
                     break
                 word = stripped
             if len(word) > 1 or word not in _KO_PARTICLES:
