@@ -51,7 +51,7 @@ class MeaningVerifier:
         if params.analyzer is not None:
             analyze = ctx.analyzer(params.analyzer).analyze
 
-            def terms(text: str) -> frozenset[str]:
+            def terms(text: str, language: str | None = None) -> frozenset[str]:
                 return frozenset(analyze(text))
         self.check = MeaningSupport(params.threshold, params.clause_threshold, fallback=params.fallback,
                                     terms=terms, name="meaning")
