@@ -11,17 +11,23 @@ milliseconds per sentence.
 Claim format: /work/heldout/CLAIMS_SPEC.md (JSONL: lang, kind, expected, evidence [{text} or
 {ref: "medquad:<doc_id>"}], claim, or for MedQuAD refs base + find/replace, rebuilt here from the
 corpus given with --medquad; without it those claims are skipped). `--errors N` prints up to N
-misjudged claims with the check's reasons.
+misjudged claims with the check's reasons. `--end-to-end N` also runs a sample of N claims through
+a whole pipeline: the claim's passages are its corpus (BM25, whole documents), an OpenAI-compatible
+loopback stub writes exactly the claim as the answer (no markers: `citations: attribute`,
+`unsupported: mark`), and the verdict is read from the answer (a refused answer is unsupported).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import sys
+import tempfile
 import time
 from collections import defaultdict
+from pathlib import Path
 from pathlib import Path
 
 from llama_index.core.schema import NodeWithScore, TextNode
@@ -31,7 +37,10 @@ from criss_rag.engine import DEFAULT_VERIFIER
 from criss_rag.lexicon import claims as claims_module
 from criss_rag.lexicon.edits import tokens
 from criss_rag.lexicon.terms import content_terms
+from criss_rag.engine import Engine
 from criss_rag.pipeline import Pipeline
+from criss_rag.testing import pipeline_from_yaml
+from criss_rag.testing.servers import OpenAIStubServer
 from criss_rag.plugins import PluginHost
 from criss_rag.support import LexicalSupport
 from criss_rag.text import split_sentences
@@ -105,6 +114,8 @@ def main() -> None:
     parser.add_argument("--medquad", help="MedQuAD corpus.jsonl, to rebuild the claims that cite it")
     parser.add_argument("--errors", type=int, default=0, help="print up to N misjudged claims")
     parser.add_argument("--kinds", help="only these kinds (comma-separated)")
+    parser.add_argument("--end-to-end", type=int, default=0, help="also run N claims (seeded sample) through a "
+                                                                   "pipeline whose stub LLM writes the claim")
     args = parser.parse_args()
     medquad = load_medquad(args.medquad)
     claims, skipped = [], 0
@@ -121,6 +132,38 @@ def main() -> None:
                 claims.append((record, *built))
     for config in args.config or [None]:
         run(config, claims, skipped, args.errors)
+    if args.end_to_end:
+        end_to_end(random.Random(20261202).sample(claims, min(args.end_to_end, len(claims))))
+
+
+def end_to_end(claims: list) -> None:
+    """Each claim answered by a pipeline whose LLM (a loopback stub) writes exactly the claim."""
+    host = PluginHost()
+    right, direct, times = 0, 0, []
+    with tempfile.TemporaryDirectory() as folder, OpenAIStubServer(reply="") as server:
+        for i, (record, text, passages) in enumerate(claims):
+            root = Path(folder) / str(i)
+            root.mkdir()
+            docs = [{"doc_id": f"p{n}", "title": "", "text": passage} for n, passage in enumerate(passages, 1)]
+            (root / "corpus.jsonl").write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in docs) + "\n",
+                                               encoding="utf-8")
+            llm = f'{{name: openai-compatible, model: stub, api_base: "{server.base_url}", max_retries: 0}}'
+            yaml_text = (f"name: claim\nindex: {{dir: {root / 'index'}}}\nloader: {{name: jsonl, path: corpus.jsonl}}\n"
+                         f"chunker: whole-document\nretrievers: [{{name: bm25, top_k: 5}}]\ncontext: numbered\n"
+                         f"llms:\n  gen: {llm}\n"
+                         "generator: {name: llm, llm: gen, citations: attribute, unsupported: mark}\n")
+            server.reply = text
+            engine = Engine.open(pipeline_from_yaml(yaml_text, root, host), build_if_missing=True)
+            started = time.perf_counter()
+            answer = engine.ask(text)
+            times.append((time.perf_counter() - started) * 1000)
+            supported = not answer.refused and bool(answer.sentences) and all(s.supported for s in answer.sentences)
+            right += supported == (record["expected"] == "supported")
+            sentence = SentenceSupport(text=text, cited=list(range(1, len(passages) + 1)))
+            (direct_verdict,) = DEFAULT_VERIFIER.verify(Query(text=""), [sentence], context_of(passages))
+            direct += direct_verdict.supported == (record["expected"] == "supported")
+    print(f"\nend to end (stub LLM writes the claim, built-in check): {right}/{len(claims)} judged as expected; "
+          f"the check alone on the same claims: {direct}/{len(claims)}; p50 {statistics.median(times):.0f} ms per answer")
 
 
 def run(config: str | None, claims: list, skipped: int, errors: int) -> None:
