@@ -34,7 +34,7 @@ from functools import lru_cache
 
 from criss_rag.lexicon.claims import Quantity, Reading, blanked, read
 from criss_rag.lexicon.directions import contradicted
-from criss_rag.lexicon.edits import single_change, tokens
+from criss_rag.lexicon.edits import single_change
 from criss_rag.lexicon.negation import negated_scopes, without_non_negating
 from criss_rag.lexicon.terms import content_terms
 from criss_rag.support import claim_text
@@ -195,8 +195,7 @@ class MeaningSupport:
         problems += self._bound(text, language, unit, first)
         problems += self._negation(text, language, unit)
         if not problems:
-            cited = frozenset(t for p in passages for t in tokens(" ".join(s.text for s in p.sentences), language))
-            change = single_change(text, unit[0].text, language, cited)
+            change = single_change(text, unit[0].text, language)
             if change is not None:
                 said, instead = change
                 problems.append(SentenceProblem.of("changed", f"'{said}'", first, f"'{instead}'" if instead else ""))
@@ -280,7 +279,10 @@ class MeaningSupport:
             if not (said.stages or said.quantities) or not theirs:
                 continue
             terms = self.terms(clause, language) - set(said.stages)
-            best, best_terms, reading = max(theirs, key=lambda t: (len(terms & t[1]), -len(t[1])))
+            # of passage clauses that describe it equally well, one that names the same stage or number
+            best, best_terms, reading = max(theirs, key=lambda t: (len(terms & t[1]), bool(said.stages & t[2].stages)
+                                                                   or bool(set(said.quantities) & set(t[2].quantities)),
+                                                                   -len(t[1])))
             if not terms or _coverage(terms, best_terms) < 0.6:
                 continue
             for stage in sorted(said.stages - reading.stages):

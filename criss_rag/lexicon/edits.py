@@ -78,14 +78,12 @@ def decisive(token: str) -> bool:
     return ":" in token or token[:1].isdigit()
 
 
-def single_change(sentence: str, passage_sentence: str, language: str | None = None,
-                  passages: frozenset[str] = frozenset()) -> tuple[str, str] | None:
+def single_change(sentence: str, passage_sentence: str, language: str | None = None) -> tuple[str, str] | None:
     """``(what the sentence says, what the passage sentence says there)`` when the sentence is the
-    passage sentence with exactly one short span replaced, or one decisive item inserted (spans
-    left out do not count), else ``None``. A replacement counts when what the sentence says there
-    is in none of the cited ``passages`` (their tokens) or is a decisive item: a word swapped for
-    another word of the passage is read as moved. Needs four tokens in common, and most of the
-    sentence's tokens."""
+    passage sentence with exactly one short span replaced (at most two tokens for three), or one
+    decisive item inserted (spans left out do not count), else ``None``; a replacement that says the
+    same number or direction in another form is no change. Needs four tokens in common, and most of
+    the sentence's tokens."""
     language = language or detect_language(sentence)
     mine, theirs = tokens(sentence, language), tokens(passage_sentence, language)
     if len(mine) < 4:
@@ -103,8 +101,7 @@ def single_change(sentence: str, passage_sentence: str, language: str | None = N
         return None
     if _same_meaning(said, theirs[i1:i2], language):
         return None
-    if tag == "replace" and (j2 - j1 > 2 or i2 - i1 > 3
-                             or not any(decisive(t) or t not in passages for t in said)):
+    if tag == "replace" and (j2 - j1 > 2 or i2 - i1 > 3):
         return None
     joiner = " " if language in ("en", "ko") else ""
     return joiner.join(_shown(t) for t in said), joiner.join(_shown(t) for t in theirs[i1:i2])
