@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from criss_rag.lexicon.claims import Quantity, Reading, blanked, read
-from criss_rag.lexicon.directions import contradicted
+from criss_rag.lexicon.claims import prepare as _prepare
+from criss_rag.lexicon.directions import contradicted, stronger
 from criss_rag.lexicon.edits import single_change
 from criss_rag.lexicon.negation import negated_scopes, without_non_negating
 from criss_rag.lexicon.terms import content_terms
@@ -194,6 +195,11 @@ class MeaningSupport:
         problems += self._directions(text, language, list(dict.fromkeys([*unit, *nearest])), first)
         problems += self._bound(text, language, unit, first)
         problems += self._negation(text, language, unit)
+        passage_text = " ".join(s.text for p in passages for s in p.sentences)
+        for word in stronger(prepare_text(text, language), language):
+            if not stronger(prepare_text(passage_text, language), language):
+                problems.append(SentenceProblem.of("not_in_evidence", f"'{word}' (a stronger claim)", first))
+                break
         if not problems:
             change = single_change(text, unit[0].text, language)
             if change is not None:
@@ -422,3 +428,9 @@ def _items(kind: str, claimed: set[str], aligned: set[str], wide: set[str], numb
 def _shown(value: str) -> str:
     """``stage:III`` as "stage III", ``grade:2`` as "grade 2"."""
     return value.replace(":", " ", 1) if value.split(":")[0] in ("stage", "grade", "gleason") else value
+
+
+def prepare_text(text: str, language: str) -> str:
+    """``text`` in the normal form the word lists read (English lower-cased)."""
+    text = _prepare(text, language)
+    return text.lower() if language == "en" else text

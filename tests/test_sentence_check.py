@@ -222,3 +222,23 @@ def test_a_rejected_sentence_names_what_failed_and_what_the_evidence_says():
     assert (problem.kind, problem.evidence) == ("number", 1) and "30%" in problem.what and "70%" in problem.says
     assert verdict.why == "number: about 30% — evidence [1] says about 70%"
     assert verdict.method == "meaning" and verdict.evidence is None
+
+
+@pytest.mark.parametrize(("passage", "claim"), [
+    ("Surgery can cure early kidney cancer.", "Surgery can always cure early kidney cancer."),
+    ("이 치료는 초기 신장암을 치료할 수 있습니다.", "이 치료는 모든 초기 신장암을 반드시 치료할 수 있습니다."),
+    ("手術で早期の腎がんを治せることがあります。", "手術で早期の腎がんを必ず治せます。"),
+    ("手术可以治愈部分早期肾癌。", "手术一定可以治愈所有早期肾癌。"),
+    ("This treatment often has strong side effects, and it often works well.",
+     "The stronger the side effects of this treatment, the better it works."),
+])
+def test_a_claim_stronger_than_its_passage_is_rejected(passage, claim):
+    rejected({"not_in_evidence", "changed"}, claim, passage)
+
+
+def test_a_word_swapped_for_another_word_of_the_same_passage_is_rejected():
+    passage = ("Most tumours of this gland start in the exocrine cells, which make digestive juices. "
+               "A few start in the endocrine cells, which make hormones.")
+    rejected({"changed", "entity"}, "Most tumours of this gland start in the endocrine cells, which make digestive juices.",
+             passage)
+    supported("Most tumours of this gland start in the exocrine cells, which make digestive juices.", passage)

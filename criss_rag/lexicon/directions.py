@@ -137,3 +137,23 @@ def standard(text: str, language: str) -> str | None:
         return None
     words = [w for w in match.group(1).split() if w not in _EN_SKIP]
     return words[0] if words else None
+
+
+# -- claims stronger than a passage's: universal quantifiers, certainty, correlation -----------------
+
+_STRONGER = {
+    "en": re.compile(r"\b(?:always|every|everyone|all\s+(?:patients|people|cases|types|forms|kinds)|completely|entirely|"
+                     r"guarantee[sd]?|certainly|definitely|invariably|without\s+exception)\b"
+                     r"|\bthe\s+(?:more|higher|greater|larger|longer|earlier|stronger)\b.{1,60}\bthe\s+(?:more|higher|"
+                     r"greater|less|lower|better|worse|stronger|larger)\b"),
+    "ko": re.compile(r"항상|언제나|모든|반드시|완전히|예외\s*없이|확실히|[을를]?수록"),
+    "ja": re.compile(r"必ず|常に|いつも|すべての|全ての|完全に|確実に|例外なく|ほど"),
+    "zh": re.compile(r"所有|一定|总是|完全|彻底|必定|肯定|毫无例外|越.{1,8}越"),
+}
+
+
+def stronger(text: str, language: str) -> list[str]:
+    """The words of ``text`` that make a claim universal or certain ("always", 모든, 必ず, 所有) or
+    a correlation ("the more ... the more", -수록, ほど, 越...越)."""
+    pattern = _STRONGER.get(language, _STRONGER["en"])
+    return [m.group(0) for m in pattern.finditer(text)]
