@@ -22,8 +22,9 @@ from criss_rag.pipeline import Pipeline
 from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE, in_language
 from criss_rag.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.source_titles import source_titles
-from criss_rag.grounding import GroundingPolicy, SentenceGate, apply_policy, off_topic, ungrounded
-from criss_rag.support import LexicalSupport, unchecked_sentences
+from criss_rag.grounding import GroundingPolicy, SentenceGate, apply_policy, not_shown, off_topic, ungrounded
+from criss_rag.meaning import MeaningSupport
+from criss_rag.support import unchecked_sentences
 from criss_rag.text import CITATION_MARKER, detect_language
 from criss_rag.thinking import ThinkSplitter, split_thinking
 from criss_rag.types import (
@@ -56,8 +57,8 @@ if TYPE_CHECKING:
 NO_EVIDENCE_MESSAGE = "Insufficient evidence: no source in the index matches this question."
 #: Shown instead of an answer whose generator cited nothing: an unverifiable answer is withheld.
 UNCITED_MESSAGE = "Insufficient evidence: no answer could be tied to a cited source."
-#: The sentence check used when the config names no ``verifier:`` (see :mod:`criss_rag.support`).
-DEFAULT_VERIFIER = LexicalSupport()
+#: The sentence check used when the config names no ``verifier:`` (see :mod:`criss_rag.meaning`).
+DEFAULT_VERIFIER = MeaningSupport()
 
 
 class Engine:
@@ -375,14 +376,14 @@ class Engine:
         cite.n_out = len(check.citations)
         cite.notes["policy"] = {"citations": policy.citations, "unsupported": policy.unsupported}
         cite.notes["attributed"] = grounded.attributed  # markers the policy added
-        cite.notes["dropped"] = [{"text": d.text, "score": d.score} for d in grounded.dropped]
+        cite.notes["dropped"] = [{"text": d.text, "score": d.score, "why": d.why} for d in grounded.dropped]
         if grounded.repeated:
             cite.notes["repeated"] = grounded.repeated  # sentences said twice, shown once
         refusal = ungrounded(query.text, generation.model, sentences, grounded, bool(check.citations))
         if refusal is not None:
             answer = _refused(query, refusal, trace, generator=generation.model,
                               context=context_items(context, []))
-            answer.dropped = grounded.dropped
+            answer.dropped = not_shown(sentences, grounded)  # what was found stays with the refusal
             yield AnswerEvent(answer)
             return
         verdict = None
@@ -420,7 +421,7 @@ class Engine:
     def _verify(self, query: Query, text: str, context: Context, trace: Trace,
                 memo: dict[tuple, SentenceSupport] | None = None) -> list[SentenceSupport]:
         """Per-sentence support verdicts (those in ``memo`` are not asked again). A configured
-        ``verifier:`` gets a ``verify`` stage of its own in the trace; the built-in lexical check
+        ``verifier:`` gets a ``verify`` stage of its own in the trace; the built-in meaning check
         reports in the ``cite`` stage's notes."""
         cc, name, verifier = self._verifier()
         memo = memo or {}
@@ -436,11 +437,14 @@ class Engine:
         sentences = [memo[key] if key in memo else next(answers) for key in keys]
         notes: dict[str, Any] = {"sentences": len(sentences),
                                  "unsupported": [i + 1 for i, s in enumerate(sentences) if not s.supported]}
+        why = {str(i + 1): s.why for i, s in enumerate(sentences) if not s.supported and s.problems}
+        if why:
+            notes["why"] = why  # sentence number -> what the check found
         threshold = getattr(verifier, "threshold", None)
         if isinstance(threshold, float):
             notes["threshold"] = threshold
         if cc is None:
-            trace.stages[-1].notes.update({"verifier": "criss_rag (lexical)", **notes})
+            trace.stages[-1].notes.update({"verifier": "criss_rag (meaning)", **notes})
             trace.stages[-1].ms = round(trace.stages[-1].ms + _ms(started), 3)
         else:
             trace.stages.append(StageTrace(stage="verify", component=cc.name, n_in=len(sentences),

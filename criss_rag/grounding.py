@@ -133,14 +133,31 @@ def ungrounded(question: str, model: str, verdicts: Sequence[SentenceSupport], g
     unsupported = sum(not v.supported for v in verdicts)
     if grounded.withheld:
         return Refusal("unsupported_sentence", f"{unsupported} of {len(verdicts)} sentence(s) of the answer of "
-                       f"{model} are not supported by the evidence (unsupported: withhold)", message)
+                       f"{model} are not supported by the evidence (unsupported: withhold){found(verdicts)}", message)
     if not any(v.supported for v in grounded.sentences):
         return Refusal("unsupported_answer", f"none of the {len(verdicts)} sentence(s) of the answer of {model} is "
-                       "supported by the evidence", message)
+                       f"supported by the evidence{found(verdicts)}", message)
     if not cited:
         return Refusal("uncited_answer", f"no sentence of the answer of {model} could be tied to a numbered passage",
                        message)
     return None
+
+
+def found(verdicts: Sequence[SentenceSupport], limit: int = 3) -> str:
+    """What the sentence check found in the unsupported sentences, for a refusal's detail
+    (": sentence 1: number: 30% — evidence [2] says 70%; ...")."""
+    parts = [f"sentence {i}: {v.why}" for i, v in enumerate(verdicts, 1) if not v.supported and v.problems]
+    if not parts:
+        return ""
+    more = f"; and {len(parts) - limit} more" if len(parts) > limit else ""
+    return ": " + "; ".join(parts[:limit]) + more
+
+
+def not_shown(verdicts: Sequence[SentenceSupport], grounded: Grounded) -> list[SentenceSupport]:
+    """The unsupported sentences of an answer that is refused: those the policy dropped and those it
+    would have shown (``unsupported: mark``), each with its verdict, so the refusal keeps what was found."""
+    dropped = list(grounded.dropped)
+    return dropped + [v for v in grounded.sentences if not v.supported and v not in dropped]
 
 
 def off_topic(question: str, verdict: RelevanceVerdict) -> Refusal:

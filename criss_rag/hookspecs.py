@@ -243,13 +243,14 @@ def register_verifiers(register: Register) -> None:
     """Register sentence verifiers (protocol :class:`~criss_rag.protocols.Verifier`).
 
     After generation the engine splits the answer into sentences, reads their ``[n]`` markers and
-    asks the pipeline's verifier (YAML ``verifier:``; a built-in lexical check when none is named)
+    asks the pipeline's verifier (YAML ``verifier:``; the built-in meaning check when none is named)
     whether the evidence supports each one. The verdicts are ``Answer.sentences``.
 
     :param register: call ``register(name, factory)`` for each verifier.
 
-    Bundled: ``criss-rag-generate`` registers ``lexical`` (alignment score with an analyzer and a
-    threshold) and ``llm-check`` (an LLM confirms the sentences the lexical check doubts).
+    Bundled: ``criss-rag-generate`` registers ``meaning`` (the built-in check, configurable),
+    ``lexical`` (alignment score with an analyzer and a threshold) and ``llm-check`` (an LLM
+    confirms the sentences the lexical check doubts).
     """
 
 

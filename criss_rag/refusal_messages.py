@@ -20,10 +20,10 @@ INSUFFICIENT_EVIDENCE = {
 #: An answer none of whose sentences the evidence supports (or, with ``unsupported: withhold``,
 #: one with an unsupported sentence).
 UNSUPPORTED = {
-    "en": "Insufficient evidence: the answer could not be checked against the sources, so it is withheld.",
-    "ko": "근거 부족: 답변을 자료로 확인할 수 없어 보여 드리지 않습니다.",
-    "ja": "根拠が不十分です：回答を資料で確認できないため、表示しません。",
-    "zh": "证据不足：无法用资料核实该回答，因此不予显示。",
+    "en": "Insufficient evidence: the answer was checked against the sources and they do not support it, so it is withheld.",
+    "ko": "근거 부족: 답변을 자료와 대조한 결과 자료가 뒷받침하지 않아 보여 드리지 않습니다.",
+    "ja": "根拠が不十分です：回答を資料と照合した結果、資料が裏付けていないため、表示しません。",
+    "zh": "证据不足：该回答经与资料核对，资料并不支持其内容，因此不予显示。",
 }
 #: The evidence (or the answer) does not cover what the question asks.
 OFF_TOPIC = {

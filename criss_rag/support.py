@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 
 from criss_rag.text import CITATION_MARKER, HAN, HANGUL, KANA, split_sentences
-from criss_rag.types import Context, Query, SentenceSupport
+from criss_rag.types import Context, Query, SentenceProblem, SentenceSupport
 
 #: A sentence is supported when its alignment score reaches this (the engine's default check).
 DEFAULT_THRESHOLD = 0.5
@@ -206,4 +206,16 @@ class LexicalSupport:
                                                    "method": self.name})
             score = max(score, other)
         return sentence.model_copy(update={"supported": False, "score": round(score, 4), "evidence": None,
-                                           "method": self.name})
+                                           "method": self.name, "problems": self._missing(terms, passages, sentence)})
+
+    def _missing(self, terms: set[str], passages: dict[int, set[str]], sentence: SentenceSupport) -> list[SentenceProblem]:
+        """The sentence's terms its best passage lacks (the reason a lexical verdict gives)."""
+        if not terms:
+            return [SentenceProblem.of("no_match", "no words to compare")]
+        candidates = sentence.cited or (list(passages) if self.fallback else [])
+        if not candidates:
+            return [SentenceProblem.of("no_match", "cites no evidence")]
+        best = max(candidates, key=lambda n: alignment(terms, passages.get(n, set())))
+        missing = sorted(terms - passages.get(best, set()))
+        shown = ", ".join(missing[:8]) + (", ..." if len(missing) > 8 else "")
+        return [SentenceProblem.of("not_in_evidence", f"{len(missing)} of {len(terms)} words ({shown})", best)]

@@ -201,12 +201,31 @@ class Trace(BaseModel):
         return None
 
 
+class SentenceProblem(BaseModel):
+    """One reason a sentence is not supported: what kind of thing failed, what the sentence says,
+    and what the passage it was compared with says instead (``message`` puts them in one line,
+    e.g. ``number: 30% — evidence [2] says 70%``)."""
+
+    kind: str  # negation, number, stage, entity, population, direction, not_in_evidence, no_match
+    what: str  # what the sentence says ("30%", "is usually used", "and cures most patients")
+    evidence: int | None = None  # the passage it was compared with
+    says: str = ""  # what that passage says instead ("70%"), empty when it says nothing of the kind
+    message: str = ""  # the whole reason in one line, for people
+
+    @classmethod
+    def of(cls, kind: str, what: str, evidence: int | None = None, says: str = "") -> SentenceProblem:
+        where = f"evidence [{evidence}]" if evidence is not None else "the evidence"
+        tail = f"{where} says {says}" if says else f"not in {where}"
+        return cls(kind=kind, what=what, evidence=evidence, says=says, message=f"{kind}: {what} — {tail}")
+
+
 class SentenceSupport(BaseModel):
     """One sentence of an answer and whether the evidence supports it (the sentence check).
 
     ``score`` is the alignment score (0-1) of the sentence against the evidence that supports it
     best: its cited evidence first, all numbered evidence as a fallback. ``evidence`` is that
-    passage's number, ``None`` when nothing reaches the threshold.
+    passage's number, ``None`` when nothing supports it. ``problems`` say why a sentence is not
+    supported (empty for a supported one).
     """
 
     text: str  # the sentence, without its [n] markers
@@ -218,6 +237,12 @@ class SentenceSupport(BaseModel):
     method: str = ""  # what decided the verdict, e.g. "lexical" or "llm"
     #: the answer had no valid marker here: the engine added ``[evidence]`` (``citations: attribute``)
     attributed: bool = False
+    problems: list[SentenceProblem] = Field(default_factory=list)  # why it is not supported
+
+    @property
+    def why(self) -> str:
+        """The problems in one line ("" when there are none)."""
+        return "; ".join(p.message for p in self.problems)
 
 
 class RelevanceVerdict(BaseModel):

@@ -419,7 +419,7 @@ def test_extractive_answers_stream_as_one_piece_and_keep_passing(workdir, host):
     answer = events[-1].answer
     assert events[0].text.startswith("Extracted from the sources") and answer.citations
     assert answer.sentences and all(s.supported and s.score == 1.0 for s in answer.sentences)
-    assert answer.trace.stage("cite").notes["verifier"] == "criss_rag (lexical)"
+    assert answer.trace.stage("cite").notes["verifier"] == "criss_rag (meaning)"
 
 
 def test_cli_ask_stream_prints_the_tokens_then_sources_and_marks(workdir, host):

@@ -96,7 +96,9 @@ def test_drop_removes_an_invented_sentence_and_keeps_it_with_its_score(workdir, 
     assert answer.text == f"{SUPPORTED[:-1]} [1]." and "green tea" not in answer.text
     assert all(s.supported for s in answer.sentences)
     assert [d.text for d in answer.dropped] == [INVENTED] and answer.dropped[0].score < 0.5
-    assert answer.trace.stage("cite").notes["dropped"] == [{"text": INVENTED, "score": answer.dropped[0].score}]
+    assert answer.trace.stage("cite").notes["dropped"] == [{"text": INVENTED, "score": answer.dropped[0].score,
+                                                            "why": answer.dropped[0].why}]
+    assert answer.dropped[0].problems and answer.dropped[0].why.startswith(answer.dropped[0].problems[0].kind)
     assert "green tea" not in json.dumps([c.model_dump() for c in answer.citations])
 
 
@@ -122,7 +124,10 @@ def test_an_answer_with_no_supported_sentence_is_refused_with_a_reason(workdir, 
     answer = ask(workdir, host, f"{INVENTED} Coffee enemas shrink tumours overnight [1].", policy=policy)
     assert answer.refused and answer.refusal_reason == "unsupported_answer"
     assert "none of the 2 sentence(s)" in answer.refusal_detail and "Coffee" not in answer.text
-    assert len(answer.dropped) == (2 if "mark" not in policy else 0)
+    # the verdicts stay with the refusal, whatever the policy, and the refusal says what was found
+    assert len(answer.dropped) == 2 and all(d.problems for d in answer.dropped)
+    assert "sentence 1: " in answer.refusal_detail and answer.dropped[0].problems[0].message in answer.refusal_detail
+    assert "could not be checked" not in answer.text and "checked against the sources" in answer.text
 
 
 @pytest.mark.parametrize(("question", "good", "invented", "marked"), [

@@ -97,12 +97,14 @@ def test_the_answer_verdict_refuses_by_default(workdir, host):
 
 
 def test_a_model_repeating_the_question_words_does_not_cover_them(workdir, host):
-    reply = "Lung cancer is linked to smoking, not to sharing a razor [1]."
+    # the razor clause is in no passage: the sentence check finds it unsupported, so it is kept
+    # (marked) for the relevance check to read rather than dropped before it
+    reply = "Lung cancer is linked to smoking [1]. It is not linked to sharing a razor [1]."
     with OpenAIStubServer(reply=reply) as server:
         llm = f'{{name: openai-compatible, model: m, api_base: "{server.base_url}", max_retries: 0}}'
         text = (f"name: relevance-llm\nindex: {{dir: {workdir / 'index'}}}\nloader: {{name: jsonl, path: corpus.jsonl}}\n"
                 f"chunker: whole-document\nretrievers: [{{name: bm25, top_k: 10}}]\ncontext: numbered\nllms: {{gen: {llm}}}\n"
-                "generator: {name: llm, llm: gen, relevance: {min_coverage: 0.5, before_generation: false}}\n")
+                "generator: {name: llm, llm: gen, unsupported: mark, relevance: {min_coverage: 0.5, before_generation: false}}\n")
         answer = Engine.open(pipeline_from_yaml(text, workdir, host), build_if_missing=True).ask(
             "Can I catch cancer from sharing a razor?")
     assert answer.refused and answer.refusal_reason == "off_topic_answer"

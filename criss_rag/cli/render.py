@@ -39,6 +39,7 @@ def render_sources(answer: Answer) -> str:
             bad = f" (cites {''.join(f'[{n}]' for n in s.invalid_citations)}: no such evidence)" if s.invalid_citations else ""
             added = " (marker added: the model cited nothing here)" if s.attributed else ""
             lines.append(f"{mark}{s.score:.2f} {cited + ' ' if cited else ''}{text}{via}{bad}{added}")
+            lines += [f"                why: {p.message}" for p in s.problems]
     if answer.relevance is not None:
         r = answer.relevance
         verdict = "on topic" if r.relevant else "OFF TOPIC"
@@ -55,6 +56,7 @@ def render_dropped(answer: Answer) -> str:
     for s in answer.dropped:
         text = s.text if len(s.text) <= 90 else s.text[:87] + "..."
         lines.append(f"  DROPPED       {s.score:.2f} {text}")
+        lines += [f"                why: {p.message}" for p in s.problems]
     return "\n".join(lines)
 
 

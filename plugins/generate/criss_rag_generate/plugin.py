@@ -12,5 +12,6 @@ def register_generators(register):
 
 @hookimpl
 def register_verifiers(register):
+    register("meaning", "criss_rag_generate.verifiers:MeaningVerifier")
     register("lexical", "criss_rag_generate.verifiers:LexicalVerifier")
     register("llm-check", "criss_rag_generate.verifiers:LlmCheckVerifier")

@@ -1,8 +1,9 @@
 """Sentence verifiers (YAML ``verifier:``): whether the evidence supports each answer sentence.
 
-``lexical`` is the engine's built-in check made configurable: a registered analyzer (so Korean,
-Japanese and Chinese are tokenised properly) and a threshold. ``llm-check`` adds an LLM: it asks
-the model about the sentences the lexical check doubts (or about all of them).
+``meaning`` is the engine's built-in check (:mod:`criss_rag.meaning`) made configurable: its
+thresholds, and optionally a registered analyzer for its alignment terms. ``lexical`` is the
+word-overlap check (the share of a sentence's terms found in a passage, nothing more). ``llm-check``
+adds an LLM: it asks the model about the sentences the lexical check doubts (or about all of them).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
+from criss_rag.meaning import CLAUSE_THRESHOLD, MeaningSupport
+from criss_rag.meaning import DEFAULT_THRESHOLD as MEANING_THRESHOLD
 from criss_rag.support import DEFAULT_THRESHOLD, LexicalSupport
 from criss_rag.types import Context, Query, SentenceSupport
 
@@ -26,6 +29,36 @@ DEFAULT_CHECK_PROMPT = (
 )
 _YES = re.compile(r"^\W*(yes|true|supported|예|네|はい|是|支持)", re.IGNORECASE)
 _NO = re.compile(r"^\W*(no|false|unsupported|not supported|아니|いいえ|否|不)", re.IGNORECASE)
+
+
+class MeaningVerifier:
+    """Supported when a sentence aligns with its cited passage and nothing decisive in it (negation,
+    numbers, stages, entities, populations, directions) is contradicted by or absent from it."""
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        threshold: float = Field(MEANING_THRESHOLD, ge=0, le=1, description="share of a sentence's content terms "
+                                                                            "its aligned passage sentences must contain")
+        clause_threshold: float = Field(CLAUSE_THRESHOLD, ge=0, le=1, description="share of each clause's content "
+                                                                                 "terms the cited passages must contain")
+        fallback: bool = Field(True, description="when the cited evidence does not support the sentence, also try "
+                                                 "the numbered passages together (the verdict then names one)")
+        analyzer: str | dict[str, Any] | None = Field(None, description="analyzer for the alignment terms (e.g. auto, "
+                                                                        "kiwi); default: the built-in multilingual terms")
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.threshold = params.threshold
+        terms = None
+        if params.analyzer is not None:
+            analyze = ctx.analyzer(params.analyzer).analyze
+
+            def terms(text: str, language: str | None = None) -> frozenset[str]:
+                return frozenset(analyze(text))
+        self.check = MeaningSupport(params.threshold, params.clause_threshold, fallback=params.fallback,
+                                    terms=terms, name="meaning")
+
+    def verify(self, query: Query, sentences: Sequence[SentenceSupport], context: Context) -> list[SentenceSupport]:
+        return self.check.verify(query, sentences, context)
 
 
 class LexicalVerifier:

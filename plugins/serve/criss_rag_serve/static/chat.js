@@ -127,13 +127,19 @@ function showThinking(item, data) {
   item.thinking.append(data.text);
 }
 
+// Why the sentence check did not accept a sentence ("; number: 30% — evidence [2] says 70%").
+function whyOf(verdict) {
+  const problems = verdict.problems || [];
+  return problems.length ? `; ${problems.map((p) => p.message).join("; ")}` : "";
+}
+
 // What the checks removed or found: dropped sentences (never part of the answer) and relevance.
 function renderChecks(item, answer) {
   if (answer.dropped && answer.dropped.length) {
     const box = el("details", "dropped");
     box.append(el("summary", "", `${answer.dropped.length} sentence(s) removed: not supported by the evidence`));
     const list = el("ul");
-    for (const s of answer.dropped) list.append(el("li", "", `${s.text} (score ${s.score.toFixed(2)})`));
+    for (const s of answer.dropped) list.append(el("li", "", `${s.text} (score ${s.score.toFixed(2)}${whyOf(s)})`));
     box.append(list);
     item.append(box);
   }
@@ -168,7 +174,7 @@ function renderAnswer(item, data) {
       continue;
     }
     const span = el("span", verdict.supported ? "sentence" : "sentence unsupported");
-    if (!verdict.supported) span.title = `Not supported by the cited evidence (score ${verdict.score.toFixed(2)})`;
+    if (!verdict.supported) span.title = `Not supported by the cited evidence (score ${verdict.score.toFixed(2)}${whyOf(verdict)})`;
     withCitationLinks(span, piece.text, citations, verdict.text);
     item.append(span);
   }

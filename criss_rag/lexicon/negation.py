@@ -1,0 +1,88 @@
+"""Negation cues with their scope, in English, Korean, Japanese and Chinese.
+
+A sentence's polarity is the parity of the negation cues that negate what it says: "is not usually
+used" (one cue) and "is usually used" (none) say opposite things, "is not uncommon" and "it is not
+true that it never spreads" (two cues) say what the plain sentence says. Constructions that contain a
+cue word but negate nothing are removed before counting: "not only ... but also", 뿐만 아니라,
+だけでなく / のみならず, 不仅 / 不但 / 不只; so are words that merely contain a cue character
+(不同 "different", 非常 "very", 未来 "future", 少ない "few", 必ず "always").
+
+Frequency words that lean negative ("rarely", "seldom", 드물게, まれに, 很少) are read as a
+direction (:mod:`criss_rag.lexicon.directions`), not here, so "rarely" and "not often" are compared
+as what they are: a low frequency.
+"""
+
+from __future__ import annotations
+
+import re
+
+# constructions whose cue word negates nothing (removed before the cues are counted)
+NOT_NEGATING: dict[str, re.Pattern] = {
+    "en": re.compile(r"\bnot\s+(?:only|just|merely|simply)\b|\bno\s+matter\b|\bwhether\s+or\s+not\b|"
+                     r"\bif\s+not\s+all\b|\bnot\s+least\b|\bnothing\s+but\b"),
+    "ko": re.compile(r"뿐(?:만)?\s*(?:아니라|아니고)|[을를]\s*비롯|아니면"),
+    "ja": re.compile(r"だけ(?:で)?(?:は)?なく|のみならず|ばかりでなく|に限らず|にかかわらず|に関わらず|少な|危な|必ず|わずか|まず|"
+                     r"ないし|いずれ|絶えず|相変わらず|思わず"),
+    "zh": re.compile(r"不仅|不但|不只|不光|不止|不同|不断|不少|不久|不过|不论|不管|无论|未来|非常|差不多|并不只|"
+                     r"不适|不良反应|无关紧要|莫不|非但|不仅仅|是否|能否|可否|与否|不如"),
+}
+
+CUES: dict[str, re.Pattern] = {
+    "en": re.compile(r"\b(?:not|no|never|without|cannot|none|nor|neither|nothing|nobody|nowhere|unable|"
+                     r"fails?\s+to|failed\s+to|absent|absence\s+of|lacks?|lacking|free\s+of|ruled?\s+out|"
+                     r"contraindicated|avoid(?:s|ed)?|neither)\b"),
+    "ko": re.compile(r"않|없|못(?!하게\s*하)|아니|아닌|아님|마세요|마십시오|말아야|말고|말라|금지|불가능|불필요|"
+                     r"(?<![가-힣])안(?=\s)|(?<![가-힣])비(?=[가-힣]{2,}(?:이다|입니다|적))"),
+    "ja": re.compile(r"な(?:い|かっ|く|けれ|し(?=[、。\s]|$))|ません|ぬ(?=[、。\s]|$)|"
+                     r"(?<=[かがさざたなばまらわせけげめれえ])ず(?![かつっ])|無(?!料)|不(?=[可要能明十全])|禁止|避け"),
+    "zh": re.compile(r"不|没|沒|無|无|未|非|别|勿|否|莫|禁止|避免"),
+}
+
+
+def negation_count(text: str, language: str) -> int:
+    """How many cues in ``text`` negate something (``text`` lower-cased for English, with
+    lexicon phrases such as "non-small cell" already blanked)."""
+    language = language if language in CUES else "en"
+    text = NOT_NEGATING[language].sub(" ", text)
+    return len(CUES[language].findall(text))
+
+
+def negated(text: str, language: str) -> bool:
+    """Whether ``text`` says the opposite of its plain form (an odd number of negating cues)."""
+    return negation_count(text, language) % 2 == 1
+
+
+# what a cue negates: the words after it (English, Chinese) or before it (Korean and Japanese put the
+# negation after the verb), within its clause
+_SCOPE_AFTER = {"en": True, "zh": True, "ko": False, "ja": False}
+_SCOPE_CHARS = {"en": 48, "zh": 8, "ko": 16, "ja": 12}
+
+
+def without_non_negating(text: str, language: str) -> str:
+    """``text`` with the constructions that contain a cue but negate nothing blanked."""
+    language = language if language in CUES else "en"
+    return NOT_NEGATING[language].sub(lambda m: " " * len(m.group(0)), text)
+
+
+def negated_scopes(clause: str, language: str, blanked: str | None = None) -> list[str]:
+    """The text each cue of ``clause`` negates, when the clause is negated (an odd number of cues);
+    empty for a clause whose cues cancel out ("it is not true that it never spreads"). Cues are
+    looked for in ``blanked`` when given: the clause, of the same length, with the word-list
+    phrases that contain a cue word ("non-small cell", 非小細胞, 비흡연자) blanked."""
+    language = language if language in CUES else "en"
+    clause = without_non_negating(clause, language)
+    search = without_non_negating(blanked, language) if blanked is not None and len(blanked) == len(clause) else clause
+    cues = list(CUES[language].finditer(search))
+    if len(cues) % 2 == 0:
+        return []
+    size = _SCOPE_CHARS[language]
+    scopes = []
+    for cue in cues:
+        if _SCOPE_AFTER[language]:
+            scope = clause[cue.end():cue.end() + size]
+            if language == "en" and len(scope.split()) < 2:  # "... is not." / "none": the words before
+                scope = clause[max(0, cue.start() - size):cue.start()]
+        else:
+            scope = clause[max(0, cue.start() - size):cue.start()]
+        scopes.append(scope)
+    return scopes

@@ -1,0 +1,103 @@
+"""Content terms for aligning a sentence with a passage, tolerant of paraphrase, in English, Korean,
+Japanese and Chinese without an analyzer plugin.
+
+Word-list phrases (:mod:`criss_rag.lexicon.facet_words`) become one canonical term each, so
+"gastric" and "stomach", "kids" and "children", 위 and 胃 compare by what they name; numbers become
+their digits. The rest: English words without stopwords, crudely stemmed, with a few spelling
+variants folded; Korean words without their particles and endings, as character bigrams; Japanese
+kanji and katakana runs as bigrams (hiragana is grammar: politeness and inflection do not count);
+Chinese Han runs (Traditional folded to Simplified) as bigrams, function characters left out.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from criss_rag.lexicon import facets as _facets
+from criss_rag.lexicon.claims import _number_words, prepare
+from criss_rag.lexicon.facet_words import LEXICON
+from criss_rag.text import detect_language
+
+_EN_STOP = frozenset(
+    """a an and are as at be been being but by can could do does did for from had has have he her his how i if in into
+    is it its may might of on or our she so such than that the their them then there these they this those to was we
+    were what when where which who whom why will with would you your also about over under up down out off very just
+    only both either each any some all other another same much many one ones who whose while whereas although though
+    because since often usually most more less called known include includes including like well even still yet per
+    via among within without""".split())
+_EN_SPELLING = {"tumour": "tumor", "tumours": "tumor", "tumors": "tumor", "growths": "tumor", "growth": "tumor",
+                "physician": "doctor", "physicians": "doctor", "doctors": "doctor", "commonest": "common",
+                "oesophagus": "esophagus", "haemorrhage": "hemorrhage", "anaemia": "anemia", "centre": "center",
+                "haematologist": "hematologist", "behaviour": "behavior", "colour": "color", "grey": "gray",
+                "localised": "localized", "utilise": "use", "utilize": "use", "medicine": "drug", "medicines": "drug",
+                "medication": "drug", "medications": "drug", "drugs": "drug", "removal": "remov", "remove": "remov",
+                "illness": "disease", "sickness": "disease", "signs": "symptom", "sign": "symptom",
+                "grow": "develop", "grows": "develop", "growing": "develop", "arise": "develop", "arises": "develop"}
+_SUFFIXES = ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "ly", "ed", "es", "s", "e")
+_LATIN = re.compile(r"[a-z0-9]+")
+_KO_WORD = re.compile(r"[가-힣]+")
+_KO_ENDING = re.compile(
+    r"(?:이란|란|입니다|습니다|합니다|됩니다|십니다|니다|이에요|예요|해요|돼요|이다|한다|된다|하다|되다|있다|있습|에서는|에서도|에서|에게|으로는|으로|로는|로|"
+    r"은|는|이|가|을|를|에는|에도|에|의|도|와|과|만|까지|부터|보다|처럼|하며|하고|하는|되는|되며|되고|된|한|할|하여|해서|해|되어|돼|으면|면|"
+    r"지만|고|며|요|들)$")
+_KO_PARTICLES = frozenset("에의은는이가을를도와과만로대서")
+_JA_RUN = re.compile(r"[一-龥々〆ァ-ヶー]+")
+_ZH_STOP = re.compile(r"[的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧很更较]")
+_HAN_RUN = re.compile(r"[一-龥]+")
+
+
+def _stem(word: str) -> str:
+    word = _EN_SPELLING.get(word, word)
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def _bigrams(run: str) -> list[str]:
+    return [run] if len(run) <= 2 else [run[i:i + 2] for i in range(len(run) - 1)]
+
+
+@lru_cache(maxsize=16384)
+def content_terms(text: str, language: str | None = None) -> frozenset[str]:
+    """The content terms of ``text`` (language detected unless given)."""
+    language = language or detect_language(text)
+    if language not in LEXICON:
+        language = "en"
+    text = prepare(text, language)
+    if language == "en":
+        text = re.sub(r"n't\b", " not", text.lower())
+    text = _number_words(text)
+    stages, text = _facets._stages(text)
+    found: set[str] = set(stages)
+    for pattern, facet, value, _ in LEXICON[language]:
+        if facet == "aspect":
+            continue
+
+        def keep(match: re.Match, facet: str = facet, value: str | None = value) -> str:
+            found.add(f"{facet}:{value if value is not None else match.group(0).strip().lower()}")
+            return " " * len(match.group(0))
+        text = pattern.sub(keep, text)
+    found.update(re.findall(r"\d+(?:\.\d+)?", text))
+    if language == "en":
+        found.update(_stem(w) for w in _LATIN.findall(text) if w not in _EN_STOP and not w.isdigit())
+    elif language == "ko":
+        for word in _KO_WORD.findall(text):
+            for strip in range(2):
+                stripped = _KO_ENDING.sub("", word)
+                if not stripped or stripped == word or (strip and len(stripped) < 2):  # 필요합니다 -> 필요, not 필
+                    break
+                word = stripped
+            if len(word) > 1 or word not in _KO_PARTICLES:
+                found.update(_bigrams(word))
+        found.update(w.lower() for w in _LATIN.findall(text.lower()) if not w.isdigit())
+    elif language == "ja":
+        for run in _JA_RUN.findall(text):
+            found.update(_bigrams(run))
+        found.update(w for w in _LATIN.findall(text.lower()) if not w.isdigit())
+    else:
+        for run in _HAN_RUN.findall(_ZH_STOP.sub(" ", text)):
+            found.update(_bigrams(run))
+        found.update(w for w in _LATIN.findall(text.lower()) if not w.isdigit())
+    return frozenset(found)

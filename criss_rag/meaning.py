@@ -1,0 +1,436 @@
+"""The meaning-aware sentence check: the engine's built-in check (YAML ``verifier: {name: meaning}``).
+
+A sentence is supported by the passages it cites (else, as a fallback, by the numbered passages
+together) when
+
+1. its content aligns with them: the sentence is aligned with the passage sentence that shares
+   most of its content terms (:mod:`criss_rag.lexicon.terms`: paraphrase-tolerant, KO/JA/ZH
+   without a plugin), plus up to two more passage sentences when each adds at least two of its
+   terms (a condensed restatement, a claim drawn from two passages); at least ``threshold`` of
+   its terms must be found there; and every clause of it with three or more terms must have at
+   least ``clause_threshold`` of them somewhere in the cited passages (an appended clause, a new
+   claim); and
+2. nothing decisive in it is contradicted by, or absent from, the aligned sentences
+   (:mod:`criss_rag.lexicon.claims`): its polarity (negating cues with their scope, clause by
+   clause), each number with its comparison word and unit, stages / TNM / grades and disease
+   states (early, advanced, metastatic, ...), entities by category (subtype, organ or site,
+   treatment, test, drug, biomarker and status, line of therapy), populations, directions on each
+   scale (more / less, higher / lower, before / after, common / rare, ...) and the standard of a
+   comparison ("than men").
+
+An item of the sentence that the aligned sentences lack is a problem when they name another item of
+the same category (a contradiction: "stage III" where they say "stage I"), or when no cited passage
+names it at all; it is accepted when another sentence of a cited passage names it (context the
+claim carries over). A rejected sentence's ``problems`` say which item failed and what the
+evidence says instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from criss_rag.lexicon.claims import Quantity, Reading, blanked, read
+from criss_rag.lexicon.claims import prepare as _prepare
+from criss_rag.lexicon.directions import contradicted, stronger
+from criss_rag.lexicon.edits import single_change
+from criss_rag.lexicon.negation import negated_scopes, without_non_negating
+from criss_rag.lexicon.terms import content_terms
+from criss_rag.support import claim_text
+from criss_rag.text import detect_language, split_sentences
+from criss_rag.types import Context, Query, SentenceProblem, SentenceSupport
+
+#: share of a sentence's content terms its aligned passage sentences must contain
+DEFAULT_THRESHOLD = 0.45
+#: a sentence whose best passage sentence has this share of its terms is compared with that sentence alone
+SINGLE_SENTENCE = 0.75
+#: share of each clause's content terms the cited passages must contain
+CLAUSE_THRESHOLD = 0.4
+
+Terms = Callable[[str, str | None], frozenset[str]]  # (text, language) -> terms
+
+_CLAUSE = {
+    "en": re.compile(r"[,;:()]|\s(?:but|whereas|while|although|though|because|so|and|which|who|or)\s"),
+    "ko": re.compile(r"[,;:()，、]|(?<=[가-힣])(?:지만|으며|며|고|는데|어서|아서|므로)\s"),
+    "ja": re.compile(r"[,;:()，、；：（）]"),
+    "zh": re.compile(r"[,;:()，、；：（）]"),
+}
+_DISEASE_GROUPS = [
+    {"early", "localized", "locally-advanced", "advanced", "metastatic", "terminal"},
+    {"invasive", "non-invasive"}, {"resectable", "unresectable"}, {"benign", "malignant", "precancerous"},
+    {"low-grade", "high-grade"}, {"recurrent", "remission"},
+]
+_STAGE_TERM = re.compile(r"^(?:stage|grade|gleason):|^[TNM](?:[0-4]|is|x)")
+_ABSENT_DIMENSIONS = ("side", "vessel", "order")
+_LEANING = {"=": "", "~": "", "range": "range", ">": "up", ">=": "up", "<": "down", "<=": "down"}
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of a passage with what the check reads in it."""
+
+    number: int  # the passage's evidence number
+    text: str
+    terms: frozenset[str]
+    language: str
+
+    @property
+    def reading(self) -> Reading:
+        return read(self.text, self.language)  # read when compared (cached)
+
+
+@dataclass(frozen=True)
+class Passage:
+    number: int
+    sentences: tuple[Sentence, ...]
+    terms: frozenset[str]  # of the whole passage, its title included
+    title_terms: frozenset[str]
+    reading: Reading  # of the whole passage, its title included
+
+
+def clauses(text: str, language: str) -> list[str]:
+    """``text`` cut at commas, semicolons and the conjunctions that join clauses."""
+    pattern = _CLAUSE.get(language, _CLAUSE["en"])
+    return [c.strip() for c in pattern.split(text if language != "en" else f" {text} ") if c and c.strip()]
+
+
+@lru_cache(maxsize=2048)
+def _passage(number: int, title: str, text: str, terms: Terms) -> Passage:
+    sentences = []
+    for sentence in split_sentences(text):
+        language = detect_language(sentence)
+        sentences.append(Sentence(number, sentence, terms(sentence, language), language))
+    whole = f"{title}\n{text}" if title else text
+    title_terms = terms(title, None) if title else frozenset()
+    return Passage(number, tuple(sentences), title_terms | frozenset().union(*(s.terms for s in sentences)),
+                   title_terms, read(whole))
+
+
+def _merge(readings: Sequence[Reading]) -> Reading:
+    merged = Reading(language=readings[0].language if readings else "en")
+    for r in readings:
+        merged.quantities.extend(r.quantities)
+        merged.stages |= r.stages
+        merged.disease |= r.disease
+        for facet, values in r.entities.items():
+            merged.entities.setdefault(facet, set()).update(values)
+        merged.population |= r.population
+        merged.directions |= r.directions
+        merged.standard = merged.standard or r.standard
+        merged.negations += r.negations
+    return merged
+
+
+def _coverage(terms: frozenset[str], other: frozenset[str]) -> float:
+    return len(terms & other) / len(terms) if terms else 0.0
+
+
+class MeaningSupport:
+    """The meaning-aware check (module docstring); ``terms`` turns text into content terms (the
+    built-in :func:`~criss_rag.lexicon.terms.content_terms` unless an analyzer is given)."""
+
+    def __init__(self, threshold: float = DEFAULT_THRESHOLD, clause_threshold: float = CLAUSE_THRESHOLD, *,
+                 fallback: bool = True, terms: Terms | None = None, name: str = "meaning") -> None:
+        self.threshold = threshold
+        self.single_sentence = SINGLE_SENTENCE
+        self.clause_threshold = clause_threshold
+        self.fallback = fallback
+        self.terms: Terms = terms or content_terms
+        self.name = name
+
+    # -- the verifier protocol --------------------------------------------------------------------
+    def verify(self, query: Query, sentences: Sequence[SentenceSupport], context: Context) -> list[SentenceSupport]:
+        passages = {e.number: _passage(e.number, str(e.hit.metadata.get("title", "") or ""), e.text, self.terms)
+                    for e in context.evidence}
+        return [self.judge(s, passages) for s in sentences]
+
+    def judge(self, sentence: SentenceSupport, passages: dict[int, Passage]) -> SentenceSupport:
+        text = claim_text(sentence.text)
+        if _decisive_label(sentence.text, text):
+            text = sentence.text  # "Stage IIA: ..." is a claim about stage IIA, not a label
+        cited = [passages[n] for n in sentence.cited if n in passages]
+        verdict = self.check(text, cited) if cited else None
+        if (verdict is None or not verdict[0]) and self.fallback and passages:
+            fallback = self.check(text, list(passages.values()))
+            if verdict is None or fallback[0]:
+                verdict = fallback
+        if verdict is None:
+            return sentence.model_copy(update={"supported": False, "method": self.name,
+                                               "problems": [SentenceProblem.of("no_match", "cites no evidence")]})
+        supported, score, evidence, problems = verdict
+        return sentence.model_copy(update={"supported": supported, "score": round(score, 4),
+                                           "evidence": evidence if supported else None, "method": self.name,
+                                           "problems": problems})
+
+    # -- one sentence against a set of passages --------------------------------------------------
+    def check(self, text: str, passages: Sequence[Passage]) -> tuple[bool, float, int | None, list[SentenceProblem]]:
+        """``(supported, alignment score, passage of the best-aligned sentence, problems)``."""
+        language = detect_language(text)
+        terms = self.terms(text, language)
+        pool = [s for p in passages for s in p.sentences]
+        if not terms or not pool:
+            return False, 0.0, None, [SentenceProblem.of("no_match", "no words to compare" if not terms else "empty evidence")]
+        unit = self._align(terms, pool)
+        first = unit[0].number
+        titles = frozenset().union(*(p.title_terms for p in passages if p.number in {s.number for s in unit}))
+        covered = frozenset().union(*(s.terms for s in unit)) | titles
+        score = _coverage(terms, covered)
+        everything = frozenset().union(*(p.terms for p in passages))
+        problems: list[SentenceProblem] = []
+        if score < self.threshold:
+            missing = sorted(terms - covered)
+            shown = ", ".join(missing[:6]) + (", ..." if len(missing) > 6 else "")
+            problems.append(SentenceProblem.of("not_in_evidence", f"{len(missing)} of {len(terms)} terms ({shown})", first))
+        for clause in clauses(text, language):
+            clause_terms = self.terms(clause, language)
+            if len(clause_terms) >= 3 and _coverage(clause_terms, everything) < self.clause_threshold:
+                problems.append(SentenceProblem.of("not_in_evidence", f"'{clause}'", first))
+        claim = read(text, language)
+        aligned = _merge([s.reading for s in unit])
+        wide = _merge([p.reading for p in passages])
+        problems += self._compare(claim, aligned, wide, first)
+        nearest = sorted(pool, key=lambda s: -len(terms & s.terms))[:4]
+        problems += self._directions(text, language, list(dict.fromkeys([*unit, *nearest])), first)
+        problems += self._bound(text, language, unit, first)
+        problems += self._negation(text, language, unit)
+        passage_text = " ".join(s.text for p in passages for s in p.sentences)
+        for word in stronger(prepare_text(text, language), language):
+            if not stronger(prepare_text(passage_text, language), language):
+                problems.append(SentenceProblem.of("not_in_evidence", f"'{word}' (a stronger claim)", first))
+                break
+        if not problems:
+            change = single_change(text, unit[0].text, language)
+            if change is not None:
+                said, instead = change
+                problems.append(SentenceProblem.of("changed", f"'{said}'", first, f"'{instead}'" if instead else ""))
+        problems = list({(p.kind, p.what): p for p in reversed(problems)}.values())[::-1]  # one per item
+        return not problems, score, first, problems
+
+    def _align(self, terms: frozenset[str], pool: list[Sentence]) -> list[Sentence]:
+        """The passage sentence sharing most of ``terms``, plus (when it has less than
+        ``single_sentence`` of them) up to two more that each add at least two terms it lacks."""
+        described = frozenset(t for t in terms if not _STAGE_TERM.match(t))  # aligned by what it says, not its stage
+        unit = [max(pool, key=lambda s: (len(described & s.terms), len(terms & s.terms), -len(s.terms)))]
+        uncovered = terms - unit[0].terms
+        if _coverage(terms, unit[0].terms) >= self.single_sentence:
+            return unit
+        for _ in range(2):
+            rest = [s for s in pool if s not in unit]
+            if not rest or len(uncovered) < 2:
+                break
+            best = max(rest, key=lambda s: len(uncovered & s.terms))
+            if len(uncovered & best.terms) < 2:
+                break
+            unit.append(best)
+            uncovered -= best.terms
+        return unit
+
+    # -- decisive items ---------------------------------------------------------------------------
+    def _compare(self, claim: Reading, aligned: Reading, wide: Reading, number: int) -> list[SentenceProblem]:
+        problems = []
+        for quantity in claim.quantities:
+            if quantity.value == "1" and quantity.comparison == "=" \
+                    and not any(q.unit == quantity.unit for q in aligned.quantities):
+                continue  # "once", "one type": a count of one, unless the passage counts the same thing
+            if not any(_same_quantity(quantity, other) for other in aligned.quantities):
+                same_unit = [q for q in aligned.quantities if q.unit == quantity.unit] or aligned.quantities
+                problems.append(SentenceProblem.of("number", str(quantity), number,
+                                                   ", ".join(dict.fromkeys(str(q) for q in same_unit))))
+        problems += _items("stage", claim.stages, aligned.stages, wide.stages, number, group=_stage_kind)
+        problems += _items("stage", claim.disease, aligned.disease, wide.disease, number, group=_disease_group)
+        near, far = _implied(aligned), _implied(wide)
+        for facet, values in claim.entities.items():
+            if facet == "biomarker":
+                values = {v for v in values if not _marker_agrees(v, near.get(facet, set()))}
+            problems += _items("entity", values, near.get(facet, set()), far.get(facet, set()), number, label=facet)
+        problems += _items("population", claim.population, aligned.population, wide.population, number)
+        for value in sorted(claim.directions - aligned.directions - wide.directions):
+            if value.split(":")[0] in _ABSENT_DIMENSIONS:
+                problems.append(SentenceProblem.of("direction", _direction(value), number))
+        if claim.standard and aligned.standard:
+            mine, theirs = self.terms(claim.standard, claim.language), self.terms(aligned.standard, claim.language)
+            if mine and theirs and not mine & theirs:
+                problems.append(SentenceProblem.of("direction", f"compared with '{claim.standard}'", number,
+                                                   f"compared with '{aligned.standard}'"))
+        return problems
+
+    def _directions(self, text: str, language: str, pool: list[Sentence], number: int) -> list[SentenceProblem]:
+        """Each clause's directions against the passage clause it aligns with (of any cited sentence):
+        a problem where that clause says only the other sign."""
+        theirs = [(c, self.terms(c, language)) for s in pool for c in clauses(s.text, language)]
+        problems = []
+        for clause in clauses(text, language):
+            terms = self.terms(clause, language)
+            said = read(clause, language).directions
+            if not terms or not said or not theirs:
+                continue
+            best, best_terms = max(theirs, key=lambda t: (len(terms & t[1]), -len(t[1])))
+            if _coverage(terms, best_terms) < 0.5:
+                continue  # no passage clause says what this one does: nothing to compare the direction with
+            for mine, other in contradicted(said, read(best, language).directions):
+                problems.append(SentenceProblem.of("direction", _direction(mine), number, f"{_direction(other)} ('{best}')"))
+        return problems
+
+    def _bound(self, text: str, language: str, unit: list[Sentence], number: int) -> list[SentenceProblem]:
+        """Stages and numbers with what they describe: a clause of the sentence against the clause
+        of the aligned passage sentences that says the same about the same thing. In "tumours
+        inside the capsule are stage I, those beyond it stage II", "inside the capsule ... stage
+        II" is a problem although the sentence names stage II."""
+        theirs = [(c, self.terms(c, language), read(c, language)) for s in unit for c in clauses(s.text, language)]
+        problems = []
+        for clause in clauses(text, language):
+            said = read(clause, language)
+            if not (said.stages or said.quantities) or not theirs:
+                continue
+            terms = self.terms(clause, language) - set(said.stages)
+            # of passage clauses that describe it equally well, one that names the same stage or number
+            best, best_terms, reading = max(theirs, key=lambda t: (len(terms & t[1]), bool(said.stages & t[2].stages)
+                                                                   or bool(set(said.quantities) & set(t[2].quantities)),
+                                                                   -len(t[1])))
+            if not terms or _coverage(terms, best_terms) < 0.6:
+                continue
+            for stage in sorted(said.stages - reading.stages):
+                others = sorted(v for v in reading.stages if _stage_kind(v) == _stage_kind(stage))
+                if others:
+                    problems.append(SentenceProblem.of("stage", _shown(stage), number,
+                                                       f"{', '.join(_shown(o) for o in others)} ('{best}')"))
+            for quantity in said.quantities:
+                same_unit = [q for q in reading.quantities if q.unit == quantity.unit]
+                if same_unit and not any(_same_quantity(quantity, q) for q in same_unit):
+                    problems.append(SentenceProblem.of("number", str(quantity), number,
+                                                       f"{', '.join(str(q) for q in same_unit)} ('{best}')"))
+        return problems
+
+    def _negation(self, text: str, language: str, unit: list[Sentence]) -> list[SentenceProblem]:
+        """Polarity with scope, clause by clause. A negated clause of the sentence needs a negated
+        clause of the aligned passage sentences about the same thing; a negated passage clause
+        whose negated words a clause of the sentence repeats needs that clause negated too. Cues
+        that cancel out (double negatives) and "not only ... but also" negate nothing."""
+        def read_clauses(sentence: str) -> list[tuple[str, frozenset[str], frozenset[str]]]:
+            out = []
+            for clause in clauses(without_non_negating(sentence, language), language):
+                scopes = negated_scopes(clause, language, blanked(clause, language))
+                scope_terms = frozenset().union(*(self.terms(s, language) for s in scopes)) if scopes else frozenset()
+                out.append((clause, self.terms(clause, language), scope_terms))
+            return out
+
+        mine = [(c, t, sc, bool(negated_scopes(c, language, blanked(c, language)))) for c, t, sc in read_clauses(text)]
+        theirs = [(c, t, sc, bool(negated_scopes(c, language, blanked(c, language))))
+                  for s in unit for c, t, sc in read_clauses(s.text)]
+        problems = []
+        for clause, terms, scope, negated in mine:
+            if negated and terms and not any(n and _same_thing(terms, scope, other, their_scope)
+                                             for _, other, their_scope, n in theirs):
+                same = max(theirs, key=lambda t: len(terms & t[1]), default=None)
+                says = f"'{same[0]}' (not negated)" if same and terms & same[1] else ""
+                problems.append(SentenceProblem.of("negation", f"'{clause}' (negated)", unit[0].number, says))
+        for clause, terms, scope, negated in theirs:
+            if not negated or not scope:
+                continue
+            for my_clause, my_terms, my_scope, my_negated in mine:
+                if my_negated or _coverage(scope, my_terms) < 0.5 or not _about(my_terms, terms):
+                    continue
+                if any(n and _same_thing(t, sc, terms, scope) for _, t, sc, n in mine):
+                    continue
+                problems.append(SentenceProblem.of("negation", f"'{my_clause}' (not negated)", unit[0].number,
+                                                   f"'{clause}' (negated)"))
+                break
+        return problems
+
+
+def _decisive_label(sentence: str, claim: str) -> bool:
+    """Whether the label :func:`~criss_rag.support.claim_text` cut off names a stage or a number."""
+    cut = sentence[: max(0, len(sentence) - len(claim.lstrip()))]
+    reading = read(cut) if cut.strip() else None
+    return bool(reading and (reading.stages or reading.quantities or reading.population or reading.entities))
+
+
+def _about(terms: frozenset[str], other: frozenset[str]) -> bool:
+    """Whether two clauses are about the same thing: two shared terms, or 40% of the first's."""
+    shared = len(terms & other)
+    return shared >= 2 or (bool(terms) and shared / len(terms) >= 0.4)
+
+
+def _same_thing(terms: frozenset[str], scope: frozenset[str], other: frozenset[str], other_scope: frozenset[str]) -> bool:
+    """Whether two negated clauses negate the same thing: their negated words overlap, or the
+    clauses are about the same thing."""
+    return bool(scope & other_scope) or _about(terms, other)
+
+
+def _implied(reading: Reading) -> dict[str, set[str]]:
+    """The entities of ``reading`` with what its words imply: treatment before or after surgery
+    (neoadjuvant, adjuvant) names surgery; surgery with "before" / "after" names that line."""
+    entities = {facet: set(values) for facet, values in reading.entities.items()}
+    lines = entities.get("line", set())
+    if lines & {"neoadjuvant", "adjuvant"}:
+        entities.setdefault("treatment", set()).add("surgery")
+    if "surgery" in entities.get("treatment", set()):
+        if "time:-" in reading.directions:
+            entities.setdefault("line", set()).add("neoadjuvant")
+        if "time:+" in reading.directions:
+            entities.setdefault("line", set()).add("adjuvant")
+    return entities
+
+
+def _marker_agrees(value: str, others: set[str]) -> bool:
+    """A biomarker matches one of ``others`` of the same name whose status agrees or is not said."""
+    name, _, status = value.partition(":")
+    for other in others:
+        other_name, _, other_status = other.partition(":")
+        if other_name == name and (not status or not other_status or status == other_status):
+            return True
+    return False
+
+
+def _same_quantity(claim: Quantity, other: Quantity) -> bool:
+    if claim.unit and other.unit and claim.unit != other.unit and {claim.unit, other.unit} != {"y", "decade"}:
+        return False
+    if claim.value != other.value:
+        # one end of the passage's range, said on its own ("40대에서 50대" for "40~50대")
+        return "-" in other.value and claim.comparison in ("=", "~", "range") and claim.value in other.value.split("-")
+    lean = _LEANING.get(claim.comparison, "")
+    return not lean or lean == _LEANING.get(other.comparison, "")
+
+
+def _stage_kind(value: str) -> str:
+    return value.split(":")[0] if ":" in value else value[:1]  # stage / grade / gleason, or T / N / M
+
+
+def _disease_group(value: str) -> str:
+    for i, group in enumerate(_DISEASE_GROUPS):
+        if value in group:
+            return str(i)
+    return value
+
+
+def _direction(value: str) -> str:
+    dimension, sign = value.split(":")
+    return {"+": f"{dimension} up", "-": f"{dimension} down"}.get(sign, f"{dimension} {sign}")
+
+
+def _items(kind: str, claimed: set[str], aligned: set[str], wide: set[str], number: int, *,
+           group: Callable[[str], str] = lambda v: "", label: str = "") -> list[SentenceProblem]:
+    """Problems for the claimed items the aligned sentences lack: contradicted when they name
+    another item of the same group, absent when no cited passage names it."""
+    problems = []
+    for value in sorted(claimed - aligned):
+        others = sorted(v for v in aligned - claimed if group(v) == group(value))
+        what = f"{label} {value}".strip() if label else _shown(value)
+        if others:
+            problems.append(SentenceProblem.of(kind, what, number, ", ".join(_shown(o) for o in others)))
+        elif value not in wide:
+            problems.append(SentenceProblem.of(kind, what, number))
+    return problems
+
+
+def _shown(value: str) -> str:
+    """``stage:III`` as "stage III", ``grade:2`` as "grade 2"."""
+    return value.replace(":", " ", 1) if value.split(":")[0] in ("stage", "grade", "gleason") else value
+
+
+def prepare_text(text: str, language: str) -> str:
+    """``text`` in the normal form the word lists read (English lower-cased)."""
+    text = _prepare(text, language)
+    return text.lower() if language == "en" else text
