@@ -41,6 +41,9 @@ def url_host(host: str) -> str:
               help="Chat sessions kept; the least recently used are forgotten first.")
 @click.option("--session-idle", "session_idle_s", default=3600.0, show_default=True, type=click.FloatRange(min=1),
               help="Seconds after which an idle chat session is forgotten.")
+@click.option("--sources-in-content/--no-sources-in-content", default=True, show_default=True,
+              help="/v1/chat/completions: end the answer's `content` with a numbered 'Sources:' block (titles and "
+                   "links), for chat tools that show only `content`.")
 @click.option("--build-if-missing", is_flag=True, help="Ingest first when the index for this config does not exist yet.")
 @click.pass_context
 def serve(ctx: click.Context, config: Path, overrides: tuple[str, ...], build_if_missing: bool, **options: object) -> None:

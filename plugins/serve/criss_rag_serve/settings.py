@@ -26,6 +26,8 @@ class ServeSettings(BaseModel):
     workers: int = Field(4, ge=1, description="questions answered at once (threads)")
     max_sessions: int = Field(1000, ge=1, description="chat sessions kept; the least recently used go first")
     session_idle_s: float = Field(3600.0, gt=0, description="a chat session idle this long is forgotten")
+    sources_in_content: bool = Field(True, description="/v1/chat/completions: end `content` with the numbered "
+                                     "'Sources:' block (a request may override it)")
 
 
 def is_loopback(host: str) -> bool:
