@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.errors import ConfigError
 
+from criss_rag_serve.page import PageSettings
+
 TOKEN_ENV = "CRISS_RAG_SERVE_TOKEN"
 
 
@@ -26,6 +28,7 @@ class ServeSettings(BaseModel):
     workers: int = Field(4, ge=1, description="questions answered at once (threads)")
     max_sessions: int = Field(1000, ge=1, description="chat sessions kept; the least recently used go first")
     session_idle_s: float = Field(3600.0, gt=0, description="a chat session idle this long is forgotten")
+    page: PageSettings = Field(default_factory=PageSettings, description="the chat page's landing state (--page)")
     sources_in_content: bool = Field(True, description="/v1/chat/completions: end `content` with the numbered "
                                      "'Sources:' block (a request may override it)")
 
