@@ -48,7 +48,9 @@ def url_host(host: str) -> str:
 @click.option("--page", "page_file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="YAML of what the chat page says before the first question: corpus (name), notice (per language: "
                    "what the assistant is not), examples (per language: example questions).")
-@click.option("--build-if-missing", is_flag=True, help="Ingest first when the index for this config does not exist yet.")
+@click.option("--build-if-missing/--no-build", default=True, show_default=True,
+              help="Ingest first when the index for this config does not exist yet (--no-build: stop and say to "
+                   "ingest).")
 @click.pass_context
 def serve(ctx: click.Context, config: Path, overrides: tuple[str, ...], build_if_missing: bool, page_file: Path | None,
           **options: object) -> None:
