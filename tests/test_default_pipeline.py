@@ -199,3 +199,21 @@ def test_reloaded_index_gives_identical_results(pipeline, engine):
     for question in ("How is stomach cancer diagnosed?", "간암의 치료 방법은?"):
         a, b = engine.ask(question), fresh.ask(question)
         assert a.model_dump(exclude={"trace"}) == b.model_dump(exclude={"trace"})
+
+
+@pytest.mark.parametrize("question", ["What are the symptoms of liver cancer?", "간암의 증상은 무엇인가요?",
+                                      "What are the symptoms of stomach cancer?", "유방암의 증상은 무엇인가요?"])
+def test_quoted_list_items_stay_items(engine, question):
+    """The symptom pages list their symptoms as <li> items: every quoted sentence lies within one line
+    (one item or one paragraph line) of its passage, never running one item into the next."""
+    answer = engine.ask(question)
+    assert not answer.refused, answer.refusal_detail
+    passages = {c.number: c.text for c in answer.citations}
+    quoted = [s for s in answer.sentences if s.cited]
+    assert quoted
+    for sentence in quoted:
+        lines = [line for n in sentence.cited for line in passages[n].splitlines()]
+        assert any(sentence.text.rstrip(" .") in line for line in lines), (sentence.text, lines)
+    if question.startswith("What are the symptoms of liver"):  # its answer quotes items of the list
+        assert any(line.startswith("- ") for c in answer.citations for line in c.text.splitlines())
+        assert "\n- " in answer.text, answer.text
