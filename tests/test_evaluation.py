@@ -305,6 +305,8 @@ def test_report_json_schema_tables_and_box_plots(finished_run, tmp_path):
     assert (out / "plots" / "retrieved_evidence.png").is_file() and (out / "plots" / "overview.png").is_file()
     md = paths["md"].read_text(encoding="utf-8")
     assert "## Paired comparisons" in md and "Holm" in md and "| retrieved_evidence | plain | drop-liver |" in md
+    answers, timing = md.split("## Answers")[1].split("\n## ")[0], md.split("## Timing")[1].split("\n## ")[0]
+    assert "ask ms" not in answers and "median ask ms" in timing and "not compared or tested" in timing
     html = paths["html"].read_text(encoding="utf-8")
     assert "data:image/png;base64," in html and "<table>" in html
 

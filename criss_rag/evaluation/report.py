@@ -215,8 +215,16 @@ def _answers(records: list[RunRecord], variants: list[str]) -> dict[str, Any]:
         times = sorted(r.timings.get("ask_ms", 0.0) for r in mine)
         out[v] = {"n": len(mine), "answered": sum(1 for r in mine if not r.refused),
                   "refused": sum(1 for r in mine if r.refused), "refusal_reasons": dict(reasons),
-                  "ask_ms_median": statistics.median(times) if times else None}
+                  "ask_ms_median": statistics.median(times) if times else None,
+                  "ask_ms_q1": _quartiles(times)[0], "ask_ms_q3": _quartiles(times)[1]}
     return out
+
+
+def _quartiles(values: list[float]) -> tuple[float | None, float | None]:
+    if len(values) < 2:
+        return (values[0], values[0]) if values else (None, None)
+    q = statistics.quantiles(values, n=4, method="inclusive")
+    return q[0], q[2]
 
 
 def _groups(records: list[RunRecord], variants: list[str], metrics: list[str], configured: list[str]) -> dict[str, Any]:
@@ -425,11 +433,10 @@ def _tables(report: dict[str, Any]) -> list[tuple[str, str, list[str], list[list
     variants = list(report["variants"])
     tables = []
     rows = [[v, report["variants"][v].get("description") or "", str(a["n"]), str(a["answered"]), str(a["refused"]),
-             ", ".join(f"{k} {n}" for k, n in sorted(a["refusal_reasons"].items(), key=lambda x: str(x[0]))) or "–",
-             _f(a["ask_ms_median"], 1)]
+             ", ".join(f"{k} {n}" for k, n in sorted(a["refusal_reasons"].items(), key=lambda x: str(x[0]))) or "–"]
             for v, a in report["answers"].items()]
-    tables.append(("Answers", "", ["variant", "description", "records", "answered", "refused", "refusal reasons",
-                                   "median ask ms"], rows))
+    tables.append(("Answers", "", ["variant", "description", "records", "answered", "refused", "refusal reasons"],
+                   rows))
     rows = [[m] + [_cell(report["summary"][m].get(v, {})) for v in variants] + [str(max(report["summary"][m].get(v, {}).get("n", 0) for v in variants))]
             for m in report["metrics"]]
     tables.append(("Metrics", "Mean ± SD per variant; (k/n) counts the questions where a 0/1 value is 1.",
@@ -445,6 +452,12 @@ def _tables(report: dict[str, Any]) -> list[tuple[str, str, list[str], list[list
                    f"α = {s['alpha']}. Effect size: matched-pairs rank-biserial correlation."
                    + _left_out(report),
                    ["metric", "a", "b", "n", "mean diff", "95% CI", "p", "p (Holm)", "direction", "effect"], rows))
+    rows = [[v, _f(a["ask_ms_median"], 1), f"{_f(a.get('ask_ms_q1'), 1)}–{_f(a.get('ask_ms_q3'), 1)}"]
+            for v, a in report["answers"].items()]
+    tables.append(("Timing", "Wall-clock milliseconds per question on the machine that ran the experiment, one run, "
+                   "variants run one after another: other load on the machine, model loading and caches move these "
+                   "figures as much as the variant does, so they are not compared or tested; rerun on a quiet machine "
+                   "(benchmarks/) before reading a difference into them.", ["variant", "median ask ms", "IQR ms"], rows))
     judges = report.get("judges")
     if judges:
         rows = [[v, str(p["records"]), str(p["parse_failures"]), str(p["review"]),
