@@ -57,8 +57,9 @@ class IngestReport:
             )
             how = "rebuilt whole" if self.mode == "built" else "updated"
             lines.append(f"  corpus version {self.corpus_version} ({how}): {_diff_text(self.diff)}")
-            embedded = "" if self.embedded is None else \
-                f", embedded {self.embedded} texts (the rest came from the embedding cache)"
+            embedded = "" if self.embedded is None else f", embedded {self.embedded} texts" + (
+                f" (the other {self.new_chunks - self.embedded} came from the embedding cache)"
+                if self.embedded < self.new_chunks else "")
             lines.append(
                 f"  chunked {self.rechunked} documents into {self.new_chunks} chunks, removed {self.removed_chunks} "
                 f"old chunks{embedded}"

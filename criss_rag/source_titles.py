@@ -2,8 +2,10 @@
 
 Two chunks of one document carry the same document title ("Liver cancer: treatment"); shown as
 sources they read the same. A source title adds what the chunk's metadata knows about where it sits:
-its section (``heading_path``, else ``heading``, else ``section``), its page, and, when a section was
-split into several chunks, ``passage k of n``. Titles that still coincide get the chunk id.
+its section heading (``heading_path``, else ``heading``), its page, and, when a section was split
+into several chunks, ``passage k of n``. Titles that still coincide get the chunk id. A ``section``
+field is a category label for filters and boosts (``overview``, ``treatment``), not words a reader
+reads, so it is never appended ("갑상선암 - 개요", not "갑상선암 - 개요 › overview").
 
 Example::
 
@@ -25,7 +27,7 @@ def base_title(metadata: Mapping[str, Any], doc_id: str) -> str:
     """Title, section and page of one chunk, from its metadata."""
     title = str(metadata.get("title") or doc_id)
     parts = [title]
-    section = next((str(metadata[k]) for k in ("heading_path", "heading", "section") if metadata.get(k)), "")
+    section = next((str(metadata[k]) for k in ("heading_path", "heading") if metadata.get(k)), "")
     if section and section.casefold() not in title.casefold():
         parts.append(section)
     text = SEPARATOR.join(parts)

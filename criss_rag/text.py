@@ -26,7 +26,14 @@ _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 # Closing quotes and brackets stay with their sentence.
 _BOUNDARY = re.compile(f"""[。！？]+[」』）)"'\\]]*\\s*|[.!?]+[)"'\\]]*(?:\\s+|$|(?=[{HANGUL}{KANA}{HAN}]))""")
 _ABBREVIATIONS = {"e.g", "i.e", "etc", "vs", "dr", "mr", "ms", "mrs", "no", "st", "al", "fig"}
-_LIST_ITEM = re.compile(r"(?:^|\n)\s*(?:[-*•・]|\d+[.)])\s+")
+#: Bullets that start a list item at the start of a line, in the four languages' usage (a dash or an
+#: asterisk needs a space after it: "-5" and "*note" are not items).
+LIST_BULLETS = "•・·●○◦■□◆◇▪▫▶▷►※"
+# A list item: a bullet; "1." or "1)" (then a space); "1、" (Chinese); "(1)" or "（1）"; a circled
+# number; Korean "가." "나." ...; each at the start of a line.
+_LIST_ITEM = re.compile(
+    rf"(?:^|\n)[ \t]*(?:[-*+][ \t]+|[{LIST_BULLETS}][ \t]*|\d{{1,3}}[.)][ \t]+|\d{{1,3}}、[ \t]*"
+    rf"|[(（]\d{{1,3}}[)）][ \t]*|[\u2460-\u2473][ \t]*|[가나다라마바사아자차카타파하][.)][ \t]+)")
 
 
 def detect_language(text: str) -> str:
@@ -46,22 +53,42 @@ def detect_language(text: str) -> str:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split text into sentences; blank lines and list bullets also end a sentence."""
+    """Split text into sentences; blank lines and list items also end a sentence: every item of a
+    bulleted or numbered list (``- ``, ``• ``, ``・``, ``1. ``, ``1、``, ``(1)``, ``①``, ``가. `` at the
+    start of a line) is a sentence of its own, however it ends. An item goes on over indented lines
+    (a wrapped item) and ends at the first line that is not indented (the text after the list)."""
     sentences: list[str] = []
-    for block in re.split(r"\n\s*\n", text):
-        for item in _LIST_ITEM.split(block):
-            item = " ".join(item.split())
-            if not item:
+    for unit in _units(text):
+        unit = " ".join(unit.split())
+        if not unit:
+            continue
+        start = 0
+        for match in _BOUNDARY.finditer(unit):
+            if match.end() < len(unit) and _is_abbreviation(unit[start : match.start()]):
                 continue
-            start = 0
-            for match in _BOUNDARY.finditer(item):
-                if match.end() < len(item) and _is_abbreviation(item[start : match.start()]):
-                    continue
-                sentences.append(item[start : match.end()].strip())
-                start = match.end()
-            if item[start:].strip():
-                sentences.append(item[start:].strip())
+            sentences.append(unit[start : match.end()].strip())
+            start = match.end()
+        if unit[start:].strip():
+            sentences.append(unit[start:].strip())
     return sentences
+
+
+def _units(text: str) -> list[str]:
+    """Paragraphs and list items, in order: the pieces no sentence runs across."""
+    units: list[str] = []
+    for block in re.split(r"\n\s*\n", text):
+        in_item = False
+        current: list[str] = []
+        for line in block.split("\n"):
+            item = _LIST_ITEM.match("\n" + line)
+            if item or (in_item and line[:1] not in (" ", "\t")):
+                units.append("\n".join(current))
+                current = [line[item.end() - 1 :]] if item else [line]
+                in_item = bool(item)
+            else:
+                current.append(line)
+        units.append("\n".join(current))
+    return units
 
 
 def _is_abbreviation(before: str) -> bool:

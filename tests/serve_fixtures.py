@@ -28,7 +28,7 @@ name: serve-test
 index: {dir: index}
 loader: {name: jsonl, path: corpus.jsonl}
 chunker: whole-document
-retrievers: [{name: bm25, analyzer: standard}]
+retrievers: [{name: bm25, analyzer: ANALYZER}]
 filters: [{name: metadata, field: cancer_type}]
 context: numbered
 generator: GENERATOR
@@ -36,15 +36,16 @@ EXTRA
 """
 
 
-def write_corpus(root: Path) -> None:
-    lines = [json.dumps(d, ensure_ascii=False) for d in CORPUS]
+def write_corpus(root: Path, corpus: list[dict] = CORPUS) -> None:
+    lines = [json.dumps(d, ensure_ascii=False) for d in corpus]
     (root / "corpus.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def engine_for(root: Path, generator: str = "extractive", extra: str = "cache: fake-cache") -> Engine:
+def engine_for(root: Path, generator: str = "extractive", extra: str = "cache: fake-cache",
+               corpus: list[dict] = CORPUS, analyzer: str = "standard") -> Engine:
     """An engine over the corpus (the fake plugin and every installed plugin loaded)."""
-    write_corpus(root)
-    yaml_text = PIPELINE.replace("GENERATOR", generator).replace("EXTRA", extra)
+    write_corpus(root, corpus)
+    yaml_text = PIPELINE.replace("GENERATOR", generator).replace("EXTRA", extra).replace("ANALYZER", analyzer)
     return Engine.open(pipeline_from_yaml(yaml_text, root, plugin_host(entry_points=True)), build_if_missing=True)
 
 

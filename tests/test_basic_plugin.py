@@ -412,8 +412,31 @@ def test_example_corpus_languages_match_their_script(example_documents):
 
 def test_html_blocks_become_lines():
     assert html_to_text("<p>One.</p><p>Two.</p><ul><li>three</li><li>four</li></ul>five<br>six") == (
-        "One.\nTwo.\nthree\nfour\nfive\nsix"
+        "One.\nTwo.\n- three\n- four\nfive\nsix"
     )
+
+
+def test_html_lists_keep_their_items_in_four_languages():
+    """Each <li> a line of its own with its bullet or number, so the items stay items (sentences)
+    through chunking and quoting instead of one run-on line."""
+    from criss_rag.text import split_sentences
+
+    lists = {
+        "en": ("Symptoms may include:", ["pain in the upper right abdomen", "a lump under the ribs", "yellowing of the skin"],
+               "See a doctor if they last."),
+        "ko": ("다음과 같은 증상이 나타날 수 있습니다.", ["오른쪽 윗배의 통증", "갈비뼈 아래의 덩어리", "피부가 노랗게 변하는 황달"],
+               "증상이 계속되면 진료를 받으세요."),
+        "ja": ("次のような症状があります。", ["右上腹部の痛み", "肋骨の下のしこり", "皮膚が黄色くなる黄疸"], "続くときは受診してください。"),
+        "zh": ("可能出现以下症状：", ["右上腹疼痛", "肋骨下方的肿块", "皮肤发黄的黄疸"], "症状持续时请就医。"),
+    }
+    for lang, (lead, items, after) in lists.items():
+        bulleted = html_to_text(f"<p>{lead}</p><ul>{''.join(f'<li>{i}</li>' for i in items)}</ul><p>{after}</p>")
+        numbered = html_to_text(f"<p>{lead}</p><ol start='3'>{''.join(f'<li>{i}</li>' for i in items)}</ol><p>{after}</p>")
+        assert bulleted.splitlines()[1:4] == [f"- {i}" for i in items], lang
+        assert numbered.splitlines()[1:4] == [f"{n}. {i}" for n, i in zip((3, 4, 5), items)], lang
+        for text in (bulleted, numbered):
+            assert split_sentences(text) == [lead, *items, after], lang
+    assert html_to_text("<ol><li>a<ul><li>b</li></ul></li><li>c</li></ol>").splitlines() == ["1. a", "- b", "2. c"]
 
 
 def test_html_headings_get_markers_once():
@@ -972,3 +995,24 @@ def test_answer_basics_refused():
 def test_evidence_type_is_what_the_context_holds():
     context = generator_context()
     assert all(isinstance(e, Evidence) for e in context.evidence)
+
+
+def test_the_extractive_generator_quotes_a_lead_in_with_its_list_items_one_per_line():
+    from criss_rag.text import split_sentences
+    from criss_rag_basic.extractive import quoted_body, with_their_lists
+
+    units = {1: split_sentences("Liver cancer may cause:\n- pain under the right ribs\n- yellow skin and eyes\n"
+                                "See a doctor if these last.")}
+    quotes = with_their_lists([(1, 0, "Liver cancer may cause:")], units)
+    assert quotes == [(1, "Liver cancer may cause:"), (1, "pain under the right ribs"), (1, "yellow skin and eyes")]
+    body = quoted_body([*quotes, (2, "It is often found late.")])
+    assert body == ("Liver cancer may cause: [1]\n- pain under the right ribs [1]\n- yellow skin and eyes [1]\n"
+                    "It is often found late. [2]")
+    assert split_sentences(body) == ["Liver cancer may cause: [1]", "pain under the right ribs [1]",
+                                     "yellow skin and eyes [1]", "It is often found late.", "[2]"]
+    # Korean and Japanese lists and prose without a list are quoted as before
+    ko = {1: split_sentences("다음과 같은 증상이 있습니다:\n- 오른쪽 윗배의 통증\n- 황달\n진료를 받으세요.")}
+    assert [q for _, q in with_their_lists([(1, 0, "다음과 같은 증상이 있습니다:")], ko)] == [
+        "다음과 같은 증상이 있습니다:", "오른쪽 윗배의 통증", "황달"]
+    assert quoted_body([(1, "胃がんは早期には症状がありません。"), (1, "検診が大切です。")]) == \
+        "胃がんは早期には症状がありません。 [1] 検診が大切です。 [1]"

@@ -74,9 +74,21 @@ def test_ask_refusal_is_shown_with_reason(run, config):
     assert "REFUSED (weak_evidence)" in result.output and "why:" in result.output
 
 
-def test_ask_without_index_says_to_ingest(run, config):
-    result = run("ask", str(config), "What is liver cancer?")
+def test_ask_without_index_says_to_ingest_with_no_build(run, config):
+    result = run("ask", str(config), "What is liver cancer?", "--no-build")
     assert result.exit_code == 2 and "criss-rag ingest CONFIG" in result.output
+
+
+def test_ask_and_chat_build_a_missing_index_first_and_say_so(run, config, monkeypatch):
+    result = run("ask", str(config), "Which test finds stomach cancer?")
+    assert result.exit_code == 0 and "no index for" in result.stderr and "building it now" in result.stderr
+    assert "gastric" in result.output.lower() or "stomach" in result.output.lower()
+    again = run("ask", str(config), "Which test finds stomach cancer?")
+    assert again.exit_code == 0 and "building it now" not in again.stderr  # built once
+    answers = iter(["Which test finds stomach cancer?", "exit"])
+    monkeypatch.setattr("builtins.input", lambda *_: next(answers))
+    chat = run("chat", str(config), "--set", "index.dir=chat-index")
+    assert chat.exit_code == 0 and "building it now" in chat.stderr
 
 
 def test_plugins_json(run):

@@ -26,7 +26,7 @@ QUESTIONS = read_jsonl(EXAMPLES / "questions.jsonl")
 CJK_DEV = [q for lang in ("ko", "ja") for q in read_jsonl(EXAMPLES / "eval" / f"{lang}_dev.jsonl") if q["qid"].endswith("-2")]
 CJK_OUT_OF_SCOPE = [q for lang in ("ko", "ja") for q in read_jsonl(EXAMPLES / "eval" / f"{lang}_out_of_scope_dev.jsonl")]
 CANCER_IDS = {"liver": "1", "colorectal": "2", "gastric": "3", "breast": "4", "pancreatic": "5", "lung": "6"}
-STAGES = ["transform:cross-lingual-terms", "retrieve:bm25", "retrieve:faiss", "retrieve:e5", "fusion", "reranker:section-intent",
+STAGES = ["transform:request-terms", "transform:cross-lingual-terms", "retrieve:bm25", "retrieve:faiss", "retrieve:e5", "fusion", "reranker:section-intent",
           "reranker:cancer-type-boost", "refusal", "context",
           "relevance:evidence", "generate", "cite", "relevance:answer"]
 
@@ -199,3 +199,34 @@ def test_reloaded_index_gives_identical_results(pipeline, engine):
     for question in ("How is stomach cancer diagnosed?", "간암의 치료 방법은?"):
         a, b = engine.ask(question), fresh.ask(question)
         assert a.model_dump(exclude={"trace"}) == b.model_dump(exclude={"trace"})
+
+
+@pytest.mark.parametrize("question", ["What are the symptoms of liver cancer?", "간암의 증상은 무엇인가요?",
+                                      "What are the symptoms of stomach cancer?", "유방암의 증상은 무엇인가요?"])
+def test_quoted_list_items_stay_items(engine, question):
+    """The symptom pages list their symptoms as <li> items: every quoted sentence lies within one line
+    (one item or one paragraph line) of its passage, never running one item into the next."""
+    answer = engine.ask(question)
+    assert not answer.refused, answer.refusal_detail
+    passages = {c.number: c.text for c in answer.citations}
+    quoted = [s for s in answer.sentences if s.cited]
+    assert quoted
+    for sentence in quoted:
+        lines = [line for n in sentence.cited for line in passages[n].splitlines()]
+        assert any(sentence.text.rstrip(" .") in line for line in lines), (sentence.text, lines)
+    if question.startswith("What are the symptoms of liver"):  # its answer quotes items of the list
+        assert any(line.startswith("- ") for c in answer.citations for line in c.text.splitlines())
+        assert "\n- " in answer.text, answer.text
+
+
+@pytest.mark.parametrize("question", ["What are the symptoms?", "증상은 무엇인가요?", "症状は何ですか？"])
+def test_a_vague_question_with_a_cancer_type_filter_is_answered_from_that_cancer(engine, question):
+    """The filter box is part of what the question asks: "What are the symptoms?" with
+    cancer_type=liver is answered from the liver cancer pages, in each language the corpus has."""
+    answer = engine.ask(question, filters={"cancer_type": "liver"})
+    assert not answer.refused, (answer.refusal_reason, answer.refusal_detail)
+    assert {c.doc_id.split("-")[1] for c in answer.citations} == {CANCER_IDS["liver"]}, answer.citations
+    transform = next(s for s in answer.trace.stages if s.stage == "transform:request-terms")
+    assert transform.notes["retrieval_text"] != question  # searched with the cancer's name
+    breast = engine.ask(question, filters={"cancer_type": "breast"})
+    assert not breast.refused and {c.doc_id.split("-")[1] for c in breast.citations} == {CANCER_IDS["breast"]}

@@ -313,3 +313,78 @@ def test_the_tutorial_plugin_tests_are_the_ones_in_the_repository():
     kept = (ROOT / "tests" / "plugins" / "titleboost" / "tests" / "test_titleboost.py").read_text(encoding="utf-8")
     assert kept.split('"""\n\n', 1)[1] == shown
     assert "tests/plugins/titleboost/tests/test_titleboost.py" in text
+
+
+# -- names the docs use must exist ----------------------------------------------------------------
+
+
+def _strip_yaml_comments(text: str) -> str:
+    """YAML without comment lines, trailing comments and repeated blank lines."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
+        line = re.sub(r"\s+#.*$", "", line).rstrip()
+        if not line and (not lines or not lines[-1]):
+            continue
+        lines.append(line)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines) + "\n"
+
+
+def test_yaml_reference_sample_is_examples_default_yaml_without_its_comments():
+    text = read_doc("yaml-reference.md")
+    sample = re.search(r"```yaml\n(.*?)```", text, re.S).group(1)
+    expected = _strip_yaml_comments((ROOT / "examples" / "default.yaml").read_text(encoding="utf-8"))
+    assert sample == expected, "regenerate the first block of docs/yaml-reference.md from examples/default.yaml"
+
+
+def _code_text() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for folder in (ROOT / "criss_rag", ROOT / "plugins")
+                     for p in sorted(folder.rglob("*.py")))
+
+
+def _pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+
+
+def test_refusal_reasons_raised_in_code_are_the_documented_ones():
+    """Every reason string the code raises (``Refusal("...")``, a policy's ``_refuse(query, "...")``)
+    is in the concepts page's table, and every reason in the table is raised somewhere."""
+    code = _code_text()
+    raised = set(re.findall(r"Refusal\(\s*\"([a-z_]+)\"", code))
+    raised |= set(re.findall(r"_refuse\([^,()]+,\s*\"([a-z_]+)\"", code))
+    raised |= {name for pair in re.findall(r"(?:Refusal\(|_refuse\([^,()]+,)\s*\"([a-z_]+)\" if [^\n]* else "
+                                           r"\"([a-z_]+)\"", code) for name in pair}
+    table = section(read_doc("concepts.md"), lambda title: title == "Refusal reasons")
+    documented = set(re.findall(r"^\| `([a-z_]+)` \|", table, re.M))
+    assert raised and raised <= documented, f"undocumented refusal reasons: {sorted(raised - documented)}"
+    assert documented <= raised | {"no_evidence"}, f"documented but never raised: {sorted(documented - raised)}"
+
+
+def test_names_on_lines_about_refusals_exist_in_the_code():
+    """A `snake_case` name in backticks on a line of the docs that speaks of refusals (a reason, a
+    field, a param) is a name the code has: `low_evidence` for `weak_evidence` fails."""
+    code = _code_text()
+    names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code))
+    made = set(re.findall(r"f\"([a-z][a-z0-9_]*_)\{", code))  # names made as f"caution_{label}"
+    missing = []
+    for page in _pages():
+        for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+            if re.search(r"refus", line, re.I):
+                missing += [f"{page.relative_to(ROOT)}:{n}: `{name}`"
+                            for name in re.findall(r"`([a-z][a-z0-9]*(?:_[a-z0-9]+)+)`", line)
+                            if name not in names and not any(name.startswith(p) and name[len(p):] in names for p in made)]
+    assert not missing, "\n".join(missing)
+
+
+def test_answer_attributes_named_in_the_docs_exist():
+    from criss_rag.types import Answer
+
+    missing = []
+    for page in _pages():
+        for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+            missing += [f"{page.relative_to(ROOT)}:{n}: answer.{name}" for name in re.findall(r"\banswer\.([a-z_]+)", line)
+                        if name not in Answer.model_fields and not hasattr(Answer, name)]
+    assert not missing, "\n".join(missing)

@@ -276,12 +276,20 @@ def test_report_json_schema_tables_and_box_plots(finished_run, tmp_path):
     paths = write_report(experiment.output, ReportOptions(out=out, bootstrap=500))
     report = json.loads(paths["json"].read_text(encoding="utf-8"))
     metrics = report["metrics"]
-    assert metrics[:5] == ["retrieved_evidence", "verified_evidence", "cancer_matched_evidence", "answer_sentences",
-                           "evidence_aligned_sentences"]
-    assert {"judge.grounded", "flag.uncited", "recall@3", "rougeL", "caution_answered"} <= set(metrics)
+    traceability = ["retrieved_evidence", "verified_evidence", "cancer_matched_evidence", "answer_sentences",
+                    "evidence_aligned_sentences"]
+    aliased = {a for same in report["aliases"].values() for a in same}
+    assert metrics[:len(set(traceability) - aliased)] == [m for m in traceability if m not in aliased]
+    assert {"judge.grounded", "flag.uncited", "recall@3", "rougeL", "caution_answered"} <= set(metrics) | aliased
     pairs = {("plain", "drop-liver"), ("plain", "reversed"), ("drop-liver", "reversed")}
     assert {(c["a"], c["b"]) for c in report["comparisons"]} == pairs
-    assert len(report["comparisons"]) == len(pairs) * len(metrics)
+    assert len(report["comparisons"]) == len(pairs) * len(report["compared"])
+    # duplicates are reported once (their names listed as aliases), constant metrics are not tested
+    aliased = {a for same in report["aliases"].values() for a in same}
+    assert not aliased & set(metrics) and not set(report["degenerate"]) & set(report["compared"])
+    assert set(report["compared"]) | set(report["degenerate"]) == set(metrics)
+    for metric in report["degenerate"]:
+        assert not any(c["metric"] == metric for c in report["comparisons"])
     for entry in report["comparisons"]:
         assert COMPARISON_KEYS <= set(entry)
         assert entry["p_holm"] >= entry["p_value"] - 1e-12 and entry["ci_low"] <= entry["mean_diff"] <= entry["ci_high"]
@@ -297,8 +305,22 @@ def test_report_json_schema_tables_and_box_plots(finished_run, tmp_path):
     assert (out / "plots" / "retrieved_evidence.png").is_file() and (out / "plots" / "overview.png").is_file()
     md = paths["md"].read_text(encoding="utf-8")
     assert "## Paired comparisons" in md and "Holm" in md and "| retrieved_evidence | plain | drop-liver |" in md
+    answers, timing = md.split("## Answers")[1].split("\n## ")[0], md.split("## Timing")[1].split("\n## ")[0]
+    assert "ask ms" not in answers and "median ask ms" in timing and "not compared or tested" in timing
     html = paths["html"].read_text(encoding="utf-8")
     assert "data:image/png;base64," in html and "<table>" in html
+
+
+def test_duplicate_and_constant_metrics_stay_out_of_the_holm_family():
+    from criss_rag.evaluation.report import collapse_duplicates, constant_value
+
+    table = {"citations": {"a": {"q1": 1, "q2": 2}, "b": {"q1": 1, "q2": 3}},
+             "cited_documents": {"a": {"q1": 1, "q2": 2}, "b": {"q1": 1, "q2": 3}},
+             "hops": {"a": {"q1": 0, "q2": 0}, "b": {"q1": 0, "q2": 0}},
+             "rougeL": {"a": {"q1": 0.2, "q2": 0.5}, "b": {"q1": 0.3, "q2": 0.1}}}
+    kept, aliases = collapse_duplicates(table, ["citations", "cited_documents", "hops", "rougeL"])
+    assert kept == ["citations", "hops", "rougeL"] and aliases == {"citations": ["cited_documents"]}
+    assert constant_value(table["hops"]) == 0 and constant_value(table["rougeL"]) is None
 
 
 def test_report_metric_selection_forms_the_holm_family(finished_run, tmp_path):

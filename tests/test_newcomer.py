@@ -225,8 +225,8 @@ def test_the_overview_plot_shows_every_compared_metric(tmp_path):
     run_experiment(load_experiment(experiment, host.registry), host, progress=False)
     write_report(tmp_path / "run", ReportOptions())
     report = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
-    plotted = [m for m in report["metrics"] if m in report["plots"]]
-    assert len(plotted) > 6  # more than the six the overview used to hold
+    plotted = [m for m in report["compared"] if m in report["plots"]]  # the overview draws every metric that varies
+    assert plotted == report["compared"] and len(plotted) >= 4
     rows = math.ceil(len(plotted) / 3)
     height = Image.open(tmp_path / "run" / "plots" / "overview.png").size[1]
     assert height >= rows * 3.4 * 100 * 0.95  # one row of three plots per three metrics, all of them

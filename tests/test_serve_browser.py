@@ -7,6 +7,7 @@ them these tests FAIL and say how."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -97,7 +98,7 @@ def test_a_source_link_opens_its_evidence_with_its_url(page):
     from selenium.webdriver.common.by import By
 
     item = ask(page, "What raises the risk of liver cancer?")
-    item.find_element(By.CSS_SELECTOR, ".sources a").click()
+    item.find_element(By.CSS_SELECTOR, ".sources a.source-title").click()
     assert page.find_element(By.ID, "ev-title").text == "Liver cancer"
     link = page.find_element(By.ID, "ev-source").find_element(By.TAG_NAME, "a")
     assert link.get_attribute("href") == "https://example.org/liver"
@@ -115,9 +116,15 @@ def test_korean_and_japanese_questions(page):
     assert "長引くせきは肺がんの症状のことがあります" in japanese.text and japanese.get_attribute("lang") == "ja"
 
 
-def test_a_refusal_shows_as_a_refusal_with_its_reason(page):
+def test_a_refusal_is_said_in_plain_words_and_its_reason_only_under_how_it_was_made(page):
+    from selenium.webdriver.common.by import By
+
     item = ask(page, "What is the capital of France?")
-    assert "refused" in item.get_attribute("class") and "Not answered: no_evidence" in item.text
+    assert "refused" in item.get_attribute("class") and "I could not find this in the sources I have." in item.text
+    assert "no_evidence" not in item.text and "Insufficient evidence" not in item.text
+    how = item.find_element(By.CSS_SELECTOR, "details.steps")
+    assert how.find_element(By.TAG_NAME, "summary").text == "How this answer was made"
+    assert "refusal_reason: no_evidence" in how.get_attribute("textContent")
 
 
 def test_the_conversation_keeps_its_session(page):
@@ -136,7 +143,8 @@ def test_a_cached_answer_is_marked(page):
     ask(page, "Which test finds breast cancer early?")
     page.find_element(By.ID, "new-chat").click()
     again = ask(page, "which test finds breast cancer early?")
-    assert "Answered from the cache" in again.text and "Which test finds breast cancer early?" in again.text
+    assert "This is the answer given earlier to “Which test finds breast cancer early?”" in again.text
+    assert "similarity" not in again.text  # the score only under "How this answer was made"
 
 
 
@@ -221,9 +229,9 @@ def test_sources_of_one_document_have_titles_that_tell_them_apart(browser, tmp_p
     with running(create_app(engine, ServeSettings())) as url:
         browser.get(url + "/")
         item = ask(browser, "How is a liver tumour treated: surgery or ablation?")
-        titles = [link.text for link in item.find_elements(By.CSS_SELECTOR, ".sources a")]
+        titles = [link.text for link in item.find_elements(By.CSS_SELECTOR, ".sources a.source-title")]
         assert sorted(titles) == ["Liver cancer: treatment › Ablation", "Liver cancer: treatment › Surgery"]
-        item.find_elements(By.CSS_SELECTOR, ".sources a")[1].click()
+        item.find_elements(By.CSS_SELECTOR, ".sources a.source-title")[1].click()
         assert browser.find_element(By.ID, "ev-title").text == titles[1]
 
 
@@ -252,3 +260,129 @@ def test_thinking_and_progress_are_collapsed_and_dropped_sentences_never_in_the_
     assert "Hepatitis B infection raises the risk of liver cancer [1]" in answer_spans
     assert "Coffee" not in answer_spans and think not in answer_spans
     assert "Coffee" not in item.text and think not in item.text  # what the reader sees
+
+
+# -- the page a patient reads, in four languages ------------------------------------------------------------
+
+CHINESE = {"doc_id": "lung-zh", "title": "肺癌", "url": "https://example.org/zh/lung", "cancer_type": "lung",
+           "text": "吸烟是肺癌最重要的危险因素，吸烟的时间越长、数量越多，风险就越高。"
+                   "长期咳嗽、咳血和胸痛可能是肺癌的症状，出现时应尽早就医检查。"}
+#: language -> (an example question the corpus answers, its source's title and URL, a question it cannot answer,
+#: the plain refusal the reader sees, a word of the page's heading in that language)
+READERS = {
+    "en": ("What raises the risk of liver cancer?", "Liver cancer", "https://example.org/liver",
+           "What is the capital of France?", "I could not find this in the sources I have.", "Ask a question"),
+    "ko": ("간암의 위험 요인은 무엇인가요?", "간암", "https://example.org/ko/liver",
+           "프랑스의 수도는 어디인가요?", "가지고 있는 자료에서 이 내용을 찾지 못했습니다.", "물어보세요"),
+    "ja": ("肺がんの症状は何ですか？", "肺がん", "https://example.org/ja/lung",
+           "フランスの首都はどこですか？", "手元の資料では、このことについての情報が見つかりませんでした。", "質問してください"),
+    "zh": ("吸烟是肺癌的危险因素吗？", "肺癌", "https://example.org/zh/lung",
+           "法国的首都是哪里？", "我在现有资料中没有找到这方面的信息。", "请提出"),
+}
+NOTICE_EN = "Not medical advice. Your care team knows your case: ask them before you act on anything here."
+#: what a reader must never see outside "How this answer was made": refusal codes, scores, engine wording
+TECHNICAL = re.compile(r"no_evidence|weak_evidence|uncited_answer|refusal|score|similarity|Insufficient evidence|\d\.\d\d")
+
+
+@pytest.fixture(scope="module")
+def reader_page(browser, tmp_path_factory):
+    from criss_rag_serve.page import PageSettings
+    from serve_fixtures import CORPUS
+
+    engine = engine_for(tmp_path_factory.mktemp("readers"), extra="", corpus=[*CORPUS, CHINESE], analyzer="auto")
+    landing = PageSettings(corpus={"en": "the criss_rag team's example pages", "ko": "criss_rag 팀의 예시 자료",
+                                   "ja": "criss_ragチームの例示資料", "zh": "criss_rag团队的示例资料"}, notice={"en": NOTICE_EN},
+                           examples={lang: [case[0]] for lang, case in READERS.items()})
+    with running(create_app(engine, ServeSettings(page=landing))) as url:
+        yield browser, url
+
+
+def save_screenshot(driver, name: str, tmp_path: Path) -> Path:
+    """The page as a PNG in tmp_path, and in $CRISS_RAG_SCREENSHOTS when set (to look at)."""
+    import os
+
+    path = tmp_path / f"{name}.png"
+    driver.save_screenshot(str(path))
+    if os.environ.get("CRISS_RAG_SCREENSHOTS"):
+        Path(os.environ["CRISS_RAG_SCREENSHOTS"]).mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(Path(os.environ["CRISS_RAG_SCREENSHOTS"]) / f"{name}.png"))
+    return path
+
+
+@pytest.mark.parametrize("lang", list(READERS))
+def test_a_patient_reads_the_landing_a_cited_answer_and_a_plain_refusal(reader_page, lang, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver, url = reader_page
+    landing_names = {"en": "the criss_rag team's example pages", "ko": "criss_rag 팀의 예시 자료",
+                     "ja": "criss_ragチームの例示資料", "zh": "criss_rag团队的示例资料"}
+    question, title, link, unanswerable, refusal, heading = READERS[lang]
+    driver.get(f"{url}/?lang={lang}")
+    WebDriverWait(driver, 20).until(lambda d: d.find_element(By.ID, "answers-from").text)
+    driver.find_element(By.ID, "new-chat").click()  # the tab's session would carry the last language's conversation
+    # the landing: what it answers from (name, documents, last update), what it is not, examples in this language
+    assert driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == lang
+    assert heading in driver.find_element(By.ID, "landing-title").text
+    answers_from = driver.find_element(By.ID, "answers-from").text
+    corpus = landing_names[lang]
+    assert corpus in answers_from and corpus == driver.find_element(By.ID, "pipeline").text and "6" in answers_from
+    assert re.search(r"\d{4}-\d\d-\d\d", answers_from), answers_from
+    notice = driver.find_element(By.ID, "notice").text
+    assert notice == NOTICE_EN if lang == "en" else notice and not re.search("[A-Za-z]{4}", notice)
+    assert driver.find_element(By.ID, "not-for").text
+    examples = driver.find_elements(By.CSS_SELECTOR, "#examples button.example")
+    assert [b.text for b in examples] == [question]
+    assert driver.find_element(By.ID, "question").get_attribute("placeholder") != "Ask a question" or lang == "en"
+    save_screenshot(driver, f"chat-{lang}-landing", tmp_path)
+
+    # a cited answer: numbered 1..n as shown, readable titles, a working link, no score in sight
+    examples[0].click()
+    wait = WebDriverWait(driver, 20)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#log li.assistant"))
+    item = driver.find_elements(By.CSS_SELECTOR, "#log li.assistant")[-1]
+    wait.until(lambda d: "streaming" not in item.get_attribute("class"))
+    assert not driver.find_element(By.ID, "landing").is_displayed()
+    assert "refused" not in item.get_attribute("class"), item.get_attribute("textContent")
+    entries = item.find_elements(By.CSS_SELECTOR, ".sources li")
+    assert [int(e.get_attribute("value")) for e in entries] == list(range(1, len(entries) + 1))
+    shown = {int(a.text.strip("[]")) for a in item.find_elements(By.CSS_SELECTOR, "a.cite")}
+    assert shown == set(range(1, len(entries) + 1))
+    assert entries[0].find_element(By.CSS_SELECTOR, "a.source-title").text == title  # no "› section" appended
+    assert entries[0].find_element(By.CSS_SELECTOR, "a.source-link").get_attribute("href") == link
+    assert not TECHNICAL.search(item.text), item.text
+    save_screenshot(driver, f"chat-{lang}-answer", tmp_path)
+
+    # a refusal: plain words in the reader's language, the reason only under "How this answer was made"
+    driver.find_element(By.ID, "new-chat").click()  # a question of its own, not a follow-up of the answer
+    refused = ask(driver, unanswerable)
+    assert "refused" in refused.get_attribute("class") and refusal in refused.text, refused.get_attribute("textContent")
+    assert not TECHNICAL.search(refused.text), refused.text
+    how = refused.find_element(By.CSS_SELECTOR, "details.steps")
+    assert how.get_attribute("open") is None and "refusal_reason: no_evidence" in how.get_attribute("textContent")
+    save_screenshot(driver, f"chat-{lang}-refusal", tmp_path)
+
+
+def test_the_page_has_a_favicon_and_serves_its_landing_as_json(reader_page):
+    import httpx
+
+    _, url = reader_page
+    icon = httpx.get(f"{url}/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/x-icon" and icon.content[:4] == b"\0\0\1\0"
+    info = httpx.get(f"{url}/page.json").json()
+    assert info["documents"] == 6 and info["notice"]["en"] == NOTICE_EN and info["notice"]["ko"]
+
+
+def test_page_settings_from_yaml_name_the_file_and_key(tmp_path):
+    from criss_rag.errors import ConfigError
+    from criss_rag_serve.page import page_info, read_page_settings
+
+    good = tmp_path / "page.yaml"
+    good.write_text("corpus: Example pages\nexamples:\n  ko: ['간암은 어떻게 치료하나요?']\n", encoding="utf-8")
+    info = page_info(read_page_settings(good), "default", 12, "2026-02-03T10:00:00+0000")
+    assert info["corpus"]["ko"] == "Example pages" and info["updated"] == "2026-02-03"
+    assert info["examples"] == {"ko": ["간암은 어떻게 치료하나요?"]} and set(info["notice"]) == {"en", "ko", "ja", "zh"}
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("notice:\n  fr: Pas un avis médical\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"bad.yaml: notice: .*'fr' is not one the page speaks \(en, ko, ja, zh\)"):
+        read_page_settings(bad)

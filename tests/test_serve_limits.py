@@ -110,7 +110,11 @@ def test_clients_dropping_sse_streams_mid_answer_leave_nothing_running(tmp_path,
         SlotStream.slot.release()
         whole = http.post("/ask", json={"question": QUESTION}).json()  # and the server still answers in full
         assert not whole["refused"] and whole["citations"]
-    assert threading.active_count() <= baseline + 1  # the pool's threads end with the app (the +1: a closing thread)
+    # the pool's threads end with the app (shut down without waiting: give them a moment; the +1: a closing thread)
+    deadline = time.monotonic() + WAIT_S
+    while threading.active_count() > baseline + 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert threading.active_count() <= baseline + 1, [t.name for t in threading.enumerate()]
 
 
 def raw_connection(url: str) -> socket.socket:

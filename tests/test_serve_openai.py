@@ -58,7 +58,11 @@ def test_a_cited_answer_in_message_content_and_the_answer_in_criss_rag(client):
     extra = completion.criss_rag  # the documented extra field: the whole Answer
     assert completion.object == "chat.completion" and completion.model == "serve-test"
     assert completion.choices[0].finish_reason == "stop" and message.role == "assistant"
-    assert message.content == extra["text"] and "[1]" in message.content and message.refusal is None
+    answer_part, _, block = message.content.partition("\n\nSources:\n")
+    assert answer_part == extra["text"] and "[1]" in answer_part and message.refusal is None
+    assert block == "1. Liver cancer — https://example.org/liver"  # readable title, working link, numbered as shown
+    assert completion.sources == [{"number": 1, "evidence": 1, "title": "Liver cancer",
+                                   "url": "https://example.org/liver", "doc_id": "liver"}]
     assert extra["refused"] is False and extra["citations"][0]["doc_id"] == "liver"
     assert extra["sentences"] and extra["context"] and extra["trace"]["stages"]
     assert completion.usage is None  # the extractive generator counts no tokens, and none are made up
@@ -69,6 +73,7 @@ def test_a_refusal_says_so_in_content_refusal_and_criss_rag(client):
     message = completion.choices[0].message
     assert completion.criss_rag["refused"] is True and completion.criss_rag["refusal_reason"] == "no_evidence"
     assert message.content == message.refusal == completion.criss_rag["text"] and not completion.criss_rag["citations"]
+    assert "Sources" not in message.content and completion.sources == []
 
 
 def test_streaming_sends_the_checked_answer_then_criss_rag_in_the_last_chunk(client):
@@ -78,7 +83,9 @@ def test_streaming_sends_the_checked_answer_then_criss_rag_in_the_last_chunk(cli
     last = chunks[-1]
     assert last.choices[0].finish_reason == "stop" and all(c.choices[0].finish_reason is None for c in chunks[:-1])
     assert len(chunks) > 3  # cut into pieces, not one blob
-    assert text == last.criss_rag["text"] and last.criss_rag["citations"][0]["doc_id"] == "liver"
+    non_streamed = client.chat.completions.create(model="serve-test", messages=[user(LIVER)])
+    assert text == non_streamed.choices[0].message.content and "\n\nSources:\n1. Liver cancer" in text
+    assert last.sources == non_streamed.sources and last.criss_rag["citations"][0]["doc_id"] == "liver"
     assert len({c.id for c in chunks}) == 1 and all(c.object == "chat.completion.chunk" for c in chunks)
 
 
@@ -93,6 +100,8 @@ def test_korean_and_japanese_answers(client):
     for question, doc in (("간암의 위험 요인은 무엇인가요?", "liver-ko"), ("肺がんの症状は何ですか？", "lung-ja")):
         completion = client.chat.completions.create(model="serve-test", messages=[user(question)])
         assert completion.criss_rag["citations"][0]["doc_id"] == doc
+        assert {"간암": "\n\n출처:\n1. 간암 — ", "肺がん": "\n\n出典:\n1. 肺がん — "}[completion.sources[0]["title"]] \
+            in completion.choices[0].message.content
         chunks = list(client.chat.completions.create(model="serve-test", messages=[user(question)], stream=True))
         assert "".join(c.choices[0].delta.content or "" for c in chunks) == completion.choices[0].message.content
 
@@ -107,6 +116,50 @@ def test_earlier_turns_make_a_follow_up_standalone(client):
     ])
     condense = follow.criss_rag["trace"]["stages"][0]
     assert condense["stage"] == "condense" and "liver cancer" in condense["notes"]["question"]
+    assert follow.criss_rag["citations"][0]["doc_id"] == "liver"
+
+
+def test_the_sources_block_can_be_left_out_per_request_or_per_server(client, engine):
+    completion = client.chat.completions.create(model="serve-test", messages=[user(LIVER)],
+                                                extra_body={"criss_rag": {"sources_in_content": False}})
+    assert completion.choices[0].message.content == completion.criss_rag["text"] and completion.sources
+    with running(create_app(engine, ServeSettings(sources_in_content=False))) as url:
+        with openai.OpenAI(base_url=f"{url}/v1", api_key="none", max_retries=0, timeout=30) as plain:
+            chunks = list(plain.chat.completions.create(model="serve-test", messages=[user(LIVER)], stream=True))
+    assert "".join(c.choices[0].delta.content or "" for c in chunks) == chunks[-1].criss_rag["text"]
+
+
+def test_llamaindex_openai_like_as_a_chat_model_gets_the_sources_in_its_text(base_url):
+    """The documented LlamaIndex settings: OpenAILike with is_chat_model=True (chat and stream_chat)."""
+    from llama_index.core.llms import ChatMessage
+    from llama_index.llms.openai_like import OpenAILike
+
+    llm = OpenAILike(model="serve-test", api_base=f"{base_url}/v1", api_key=TOKEN, is_chat_model=True,
+                     max_retries=0, timeout=30)
+    reply = llm.chat([ChatMessage(role="user", content=LIVER)])
+    content = reply.message.content
+    assert "[1]" in content and content.endswith("\n\nSources:\n1. Liver cancer — https://example.org/liver")
+    streamed = list(llm.stream_chat([ChatMessage(role="user", content=LIVER)]))
+    assert streamed[-1].message.content == content
+    assert llm.complete(LIVER).text == content  # is_chat_model=True: complete() goes through the chat endpoint
+
+
+def test_the_legacy_completions_endpoint_names_the_chat_endpoint(client, base_url):
+    from llama_index.llms.openai_like import OpenAILike
+
+    with pytest.raises(openai.NotFoundError, match="/v1/chat/completions.*is_chat_model=True"):
+        client.completions.create(model="serve-test", prompt=LIVER)
+    llm = OpenAILike(model="serve-test", api_base=f"{base_url}/v1", api_key=TOKEN, max_retries=0)  # is_chat_model=False
+    with pytest.raises(openai.NotFoundError, match="is_chat_model=True"):
+        llm.complete(LIVER)
+
+
+def test_a_follow_up_after_an_answer_with_its_sources_block(client):
+    first = client.chat.completions.create(model="serve-test", messages=[user("How is liver cancer caused?")])
+    assert "Sources:" in first.choices[0].message.content
+    follow = client.chat.completions.create(model="serve-test", messages=[
+        user("How is liver cancer caused?"), {"role": "assistant", "content": first.choices[0].message.content},
+        user("And what raises its risk?")])
     assert follow.criss_rag["citations"][0]["doc_id"] == "liver"
 
 

@@ -116,3 +116,19 @@ def test_an_ipv6_host_is_printed_in_brackets():
     from criss_rag_serve.command import url_host
 
     assert url_host("::1") == "[::1]" and url_host("127.0.0.1") == "127.0.0.1" and url_host("[::1]") == "[::1]"
+
+
+def test_the_ingest_summary_credits_the_embedding_cache_only_with_what_it_gave():
+    from pathlib import Path
+
+    from criss_rag.ingest_report import IngestReport
+
+    def line(embedded: int | None, new_chunks: int) -> str:
+        report = IngestReport(index_dir=Path("i"), key="k", built=True, documents=2, chunks=10, mean_chunk_tokens=1,
+                              median_chunk_tokens=1, seconds=1.0, mode="updated", new_chunks=new_chunks,
+                              embedded=embedded)
+        return report.summary().splitlines()[2]
+
+    assert line(10, 10).endswith("embedded 10 texts")  # every vector computed: nothing came from the cache
+    assert line(4, 10).endswith("embedded 4 texts (the other 6 came from the embedding cache)")
+    assert "embedded" not in line(None, 10)

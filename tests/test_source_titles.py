@@ -44,6 +44,7 @@ def test_titles_add_section_page_and_passage_until_they_differ():
         evidence(5, "x1", title="Same"),
         evidence(6, "x2", title="Same"),
         evidence(7, "t", title="Liver cancer: treatment", section="treatment"),  # a section the title names already
+        evidence(8, "k", title="갑상선암 - 개요", section="overview"),  # a category label, not a heading
     ), text="")
     assert source_titles(context) == {
         1: "Liver cancer: treatment › Surgery",
@@ -53,6 +54,7 @@ def test_titles_add_section_page_and_passage_until_they_differ():
         5: "Same [x1]",
         6: "Same [x2]",
         7: "Liver cancer: treatment",
+        8: "갑상선암 - 개요",
     }
 
 

@@ -235,3 +235,23 @@ def test_answer_pieces_cut_the_text_for_display_and_point_at_the_sentence_verdic
     assert claims[1] == ("Hepatitis B raises the risk.", [2, 3])
     assert by_claim[2] == ["肺がんは喫煙と関係します [1]。"]
     assert "".join(p for p, _ in pieces).count("\n") == text.count("\n")
+
+
+def test_list_items_are_sentences_of_their_own_in_four_languages():
+    """Bullets and numbers as each language writes them; an item ends at its line unless the next
+    line is indented (a wrapped item); the text after the list is not glued to the last item."""
+    from criss_rag.text import split_sentences
+
+    assert split_sentences("Symptoms:\n- pain in the abdomen\n- a lump under the ribs\nSee a doctor soon.") == [
+        "Symptoms:", "pain in the abdomen", "a lump under the ribs", "See a doctor soon."]
+    assert split_sentences("증상:\n• 오른쪽 윗배의 통증\n· 황달\n가. 체중 감소\n병원에 가세요.") == [
+        "증상:", "오른쪽 윗배의 통증", "황달", "체중 감소", "병원에 가세요."]
+    assert split_sentences("症状：\n・腹痛\n・黄疸\n① 体重減少\n受診してください。") == [
+        "症状：", "腹痛", "黄疸", "体重減少", "受診してください。"]
+    assert split_sentences("症状包括：\n1、腹痛\n2、黄疸\n（3）体重下降\n请尽早就医。") == [
+        "症状包括：", "腹痛", "黄疸", "体重下降", "请尽早就医。"]
+    assert split_sentences("Steps:\n1. Surgery removes\n   the tumour.\n2) Ablation heats it.\nDone.") == [
+        "Steps:", "Surgery removes the tumour.", "Ablation heats it.", "Done."]
+    # not items: a minus sign, a line that merely goes on
+    assert split_sentences("It fell to -5 degrees. The next line\ngoes on here.") == [
+        "It fell to -5 degrees.", "The next line goes on here."]

@@ -59,6 +59,26 @@ def _parse_filters(items: tuple[str, ...]) -> dict[str, Any]:
     return filters
 
 
+BUILD = click.option("--build/--no-build", default=True, show_default=True,
+                     help="Build the index first when this config has none yet (as `criss-rag ingest` would, with its "
+                          "progress line); --no-build: stop and say to ingest.")
+
+
+def open_engine(ctx: click.Context, config: Path, overrides: tuple[str, ...], build: bool) -> Any:
+    """The engine for CONFIG. With ``build``, an index that does not exist yet is built first (saying
+    so on stderr, with the ingest's progress); a stale or incompatible index is left to
+    ``criss-rag ingest`` (its error says so)."""
+    from criss_rag.engine import Engine
+    from criss_rag.index_store import IndexStore
+    from criss_rag.indexing import pipeline_index_key
+
+    pipeline = _pipeline(ctx, config, overrides)
+    if not build or IndexStore(pipeline.config.index_dir).has(pipeline_index_key(pipeline)):
+        return Engine.open(pipeline)
+    click.echo(f"no index for {config} yet: building it now, as `criss-rag ingest {config}` would ...", err=True)
+    return Engine.open(_pipeline(ctx, config, overrides, progress=True), build_if_missing=True)
+
+
 @click.command()
 @CONFIG
 @click.argument("question")
@@ -67,13 +87,12 @@ def _parse_filters(items: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--filter", "filters", multiple=True, metavar="KEY=VALUE", help="Request-level filter read by filter components.")
 @click.option("--trace", "show_trace", is_flag=True, help="Also print the per-stage trace.")
 @click.option("--stream", is_flag=True, help="Print the answer as it is generated, then its sources and sentence check.")
+@BUILD
 @click.pass_context
 def ask(ctx: click.Context, config: Path, question: str, overrides: tuple[str, ...], as_json: bool,
-        filters: tuple[str, ...], show_trace: bool, stream: bool) -> None:
+        filters: tuple[str, ...], show_trace: bool, stream: bool, build: bool) -> None:
     """Answer QUESTION with citations (or a refusal with its reason)."""
-    from criss_rag.engine import Engine
-
-    engine = Engine.open(_pipeline(ctx, config, overrides))
+    engine = open_engine(ctx, config, overrides, build)
     if stream and not as_json:
         from criss_rag.cli.answer_commands import echo_stream
 
@@ -96,16 +115,15 @@ def ask(ctx: click.Context, config: Path, question: str, overrides: tuple[str, .
 @click.option("--session", "session_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Resume the conversation saved in this JSON file (if it exists) and save every turn to it.")
 @click.option("--filter", "filters", multiple=True, metavar="KEY=VALUE", help="Request-level filter for every turn.")
+@BUILD
 @click.pass_context
 def chat(ctx: click.Context, config: Path, overrides: tuple[str, ...], session_file: Path | None,
-         filters: tuple[str, ...]) -> None:
+         filters: tuple[str, ...], build: bool) -> None:
     """Converse (type `exit` or Ctrl-D to leave): follow-ups are condensed into standalone questions,
     answers stream with citations, and --session keeps the conversation."""
     from criss_rag.cli.answer_commands import run_chat
 
-    from criss_rag.engine import Engine
-
-    run_chat(Engine.open(_pipeline(ctx, config, overrides)), session_file, _parse_filters(filters))
+    run_chat(open_engine(ctx, config, overrides, build), session_file, _parse_filters(filters))
 
 
 @click.command()

@@ -100,9 +100,15 @@ def build_report(run_dir: Path, options: ReportOptions) -> dict[str, Any]:
     if unknown:
         raise DataError(f"no values for metric(s) {', '.join(unknown)} in {run_dir}; metrics present: {', '.join(sorted(table))}")
     metrics = wanted or sorted(table, key=_metric_order)
+    degenerate = {m: value for m in metrics if (value := constant_value(table[m])) is not None}
+    aliases: dict[str, list[str]] = {}
+    if not wanted:  # metrics asked for by name are reported as asked
+        varying, aliases = collapse_duplicates(table, [m for m in metrics if m not in degenerate])
+        metrics = [m for m in metrics if m in varying or m in degenerate]
+    compared = [m for m in metrics if m not in degenerate]
 
     summary = {m: {v: _describe(list(table[m].get(v, {}).values())) for v in variants} for m in metrics}
-    comparisons = _comparisons(table, metrics, variants, options)
+    comparisons = _comparisons(table, compared, variants, options)
     report: dict[str, Any] = {
         "experiment": manifest.get("experiment"),
         "description": manifest.get("description", ""),
@@ -119,6 +125,9 @@ def build_report(run_dir: Path, options: ReportOptions) -> dict[str, Any]:
         "settings": {"alpha": options.alpha, "bootstrap": options.bootstrap, "holm_family": options.holm_family,
                      "seed": options.seed, "ci_level": 0.95, "test": "paired Wilcoxon signed-rank (two-sided)"},
         "metrics": metrics,
+        "compared": compared,  # the metrics tested and drawn: every metric that varies
+        "aliases": aliases,  # metric -> the metrics with the very same values, reported once under its name
+        "degenerate": degenerate,  # metric -> the one value it takes everywhere (not tested, not drawn)
         "summary": summary,
         "answers": _answers(records, variants),
         "comparisons": comparisons,
@@ -130,6 +139,27 @@ def build_report(run_dir: Path, options: ReportOptions) -> dict[str, Any]:
 
         report["expert_review"] = import_ratings(run_dir, options.ratings)
     return report
+
+
+def collapse_duplicates(table: dict[str, dict[str, dict[str, float]]],
+                        metrics: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """Metrics whose values are equal for every variant and question are one measurement: the first
+    (in report order) is kept, the others become its aliases, so they enter the Holm family once."""
+    kept: list[str] = []
+    aliases: dict[str, list[str]] = {}
+    for metric in metrics:
+        same = next((k for k in kept if table[k] == table[metric]), None)
+        if same is None:
+            kept.append(metric)
+        else:
+            aliases.setdefault(same, []).append(metric)
+    return kept, aliases
+
+
+def constant_value(values: dict[str, dict[str, float]]) -> float | None:
+    """The value a metric takes for every variant and question (a degenerate metric), else None."""
+    distinct = {value for per_question in values.values() for value in per_question.values()}
+    return distinct.pop() if len(distinct) == 1 else None
 
 
 def _metric_order(name: str) -> tuple[int, str]:
@@ -185,8 +215,16 @@ def _answers(records: list[RunRecord], variants: list[str]) -> dict[str, Any]:
         times = sorted(r.timings.get("ask_ms", 0.0) for r in mine)
         out[v] = {"n": len(mine), "answered": sum(1 for r in mine if not r.refused),
                   "refused": sum(1 for r in mine if r.refused), "refusal_reasons": dict(reasons),
-                  "ask_ms_median": statistics.median(times) if times else None}
+                  "ask_ms_median": statistics.median(times) if times else None,
+                  "ask_ms_q1": _quartiles(times)[0], "ask_ms_q3": _quartiles(times)[1]}
     return out
+
+
+def _quartiles(values: list[float]) -> tuple[float | None, float | None]:
+    if len(values) < 2:
+        return (values[0], values[0]) if values else (None, None)
+    q = statistics.quantiles(values, n=4, method="inclusive")
+    return q[0], q[2]
 
 
 def _groups(records: list[RunRecord], variants: list[str], metrics: list[str], configured: list[str]) -> dict[str, Any]:
@@ -275,27 +313,48 @@ def write_plots(report: dict[str, Any], records: list[RunRecord], folder: Path) 
         fig.savefig(path, dpi=100)
         plt.close(fig)
         files[metric] = path.name
-    shown = [m for m in report["metrics"] if m in files]
+    shown = [m for m in report.get("compared", report["metrics"]) if m in files]
     if shown:
-        cols = min(3, len(shown))
-        rows = math.ceil(len(shown) / cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
-        for ax, metric in zip(axes.flat, shown, strict=False):
-            _box(ax, data[metric], variants, metric)
-        for ax in list(axes.flat)[len(shown):]:
-            ax.axis("off")
-        fig.suptitle(str(report.get("experiment") or ""))
-        fig.tight_layout()
-        fig.savefig(folder / "overview.png", dpi=100)
-        plt.close(fig)
+        _overview(plt, report, data, shown, variants, folder / "overview.png")
         files["_overview"] = "overview.png"
     return files
+
+
+def _overview(plt: Any, report: dict[str, Any], data: dict[str, list[list[float]]], shown: list[str],
+              variants: list[str], path: Path) -> None:
+    """One figure of the compared metrics: a box per variant with its n, each pair's Holm-adjusted
+    result under the metric's name (* when it survives), and a legend of what the marks mean."""
+    from matplotlib.lines import Line2D
+
+    cols = min(3, len(shown))
+    rows = math.ceil(len(shown) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.4 * cols, 3.9 * rows), squeeze=False)
+    alpha = report["settings"]["alpha"]
+    for ax, metric in zip(axes.flat, shown, strict=False):
+        _box(ax, data[metric], variants, metric)
+        pairs = [c for c in report["comparisons"] if c["metric"] == metric]
+        lines = [f"{c['a']} vs {c['b']}: p_Holm {c['p_holm']:.3g}" + (" *" if c["p_holm"] < alpha else "")
+                 for c in pairs]
+        ax.set_title("")  # the box plot's own centred title: the left one below says it all
+        ax.set_title(metric + "\n" + "\n".join(lines), fontsize=8, loc="left")
+    for ax in list(axes.flat)[len(shown):]:
+        ax.axis("off")
+    marks = [Line2D([], [], color="tab:orange", label="median"),
+             Line2D([], [], marker="^", linestyle="", color="tab:green", label="mean"),
+             Line2D([], [], marker="o", linestyle="", markerfacecolor="none", color="black", label="outlier"),
+             Line2D([], [], linestyle="", label=f"* Holm-adjusted p < {alpha} (paired Wilcoxon)")]
+    fig.legend(handles=marks, loc="lower center", ncol=4, fontsize=8, frameon=False)
+    fig.suptitle(f"{report.get('experiment') or ''}: {report['questions']} questions, box = quartiles, "
+                 f"whiskers 1.5 IQR", fontsize=10)
+    fig.tight_layout(rect=(0, 0.04, 1, 0.96))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
 
 
 def _box(ax: Any, series: list[list[float]], variants: list[str], metric: str) -> None:
     kept = [(s, v) for s, v in zip(series, variants, strict=True) if s]
     ax.boxplot([s for s, _ in kept], showmeans=True)
-    ax.set_xticks(range(1, len(kept) + 1), [v for _, v in kept], rotation=20)
+    ax.set_xticks(range(1, len(kept) + 1), [f"{v}\nn={len(s)}" for s, v in kept], rotation=0, fontsize=8)
     ax.set_title(metric, fontsize=10)
     ax.grid(axis="y", alpha=0.3)
 
@@ -347,6 +406,19 @@ def _f(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+def _left_out(report: dict[str, Any]) -> str:
+    """The sentence that says which metrics are not in the comparisons (and so not in the Holm family)."""
+    parts = []
+    if report.get("aliases"):
+        parts.append("Metrics whose values are identical on every record of this run are reported once, under "
+                     "the first name: " + "; ".join(
+            f"{kept} (= {', '.join(same)})" for kept, same in report["aliases"].items()) + ".")
+    if report.get("degenerate"):
+        parts.append("Left out of the comparisons and the Holm family, as they take one value everywhere: " + ", ".join(
+            f"{m} (always {_f(v)})" for m, v in report["degenerate"].items()) + ".")
+    return (" " + " ".join(parts)) if parts else ""
+
+
 def _cell(stat: dict[str, Any]) -> str:
     if not stat or not stat.get("n"):
         return "–"
@@ -361,11 +433,10 @@ def _tables(report: dict[str, Any]) -> list[tuple[str, str, list[str], list[list
     variants = list(report["variants"])
     tables = []
     rows = [[v, report["variants"][v].get("description") or "", str(a["n"]), str(a["answered"]), str(a["refused"]),
-             ", ".join(f"{k} {n}" for k, n in sorted(a["refusal_reasons"].items(), key=lambda x: str(x[0]))) or "–",
-             _f(a["ask_ms_median"], 1)]
+             ", ".join(f"{k} {n}" for k, n in sorted(a["refusal_reasons"].items(), key=lambda x: str(x[0]))) or "–"]
             for v, a in report["answers"].items()]
-    tables.append(("Answers", "", ["variant", "description", "records", "answered", "refused", "refusal reasons",
-                                   "median ask ms"], rows))
+    tables.append(("Answers", "", ["variant", "description", "records", "answered", "refused", "refusal reasons"],
+                   rows))
     rows = [[m] + [_cell(report["summary"][m].get(v, {})) for v in variants] + [str(max(report["summary"][m].get(v, {}).get("n", 0) for v in variants))]
             for m in report["metrics"]]
     tables.append(("Metrics", "Mean ± SD per variant; (k/n) counts the questions where a 0/1 value is 1.",
@@ -378,8 +449,15 @@ def _tables(report: dict[str, Any]) -> list[tuple[str, str, list[str], list[list
                    f"Differences are a − b on the questions both variants answered. {s['test']}; mean difference with a "
                    f"{int(s['ci_level'] * 100)}% percentile bootstrap CI ({s['bootstrap']} resamples, seed {s['seed']}); "
                    f"Holm correction across the metrics of {'each variant pair' if s['holm_family'] == 'pair' else 'the whole report'}, "
-                   f"α = {s['alpha']}. Effect size: matched-pairs rank-biserial correlation.",
+                   f"α = {s['alpha']}. Effect size: matched-pairs rank-biserial correlation."
+                   + _left_out(report),
                    ["metric", "a", "b", "n", "mean diff", "95% CI", "p", "p (Holm)", "direction", "effect"], rows))
+    rows = [[v, _f(a["ask_ms_median"], 1), f"{_f(a.get('ask_ms_q1'), 1)}–{_f(a.get('ask_ms_q3'), 1)}"]
+            for v, a in report["answers"].items()]
+    tables.append(("Timing", "Wall-clock milliseconds per question on the machine that ran the experiment, one run, "
+                   "variants run one after another: other load on the machine, model loading and caches move these "
+                   "figures as much as the variant does, so they are not compared or tested; rerun on a quiet machine "
+                   "(benchmarks/) before reading a difference into them.", ["variant", "median ask ms", "IQR ms"], rows))
     judges = report.get("judges")
     if judges:
         rows = [[v, str(p["records"]), str(p["parse_failures"]), str(p["review"]),

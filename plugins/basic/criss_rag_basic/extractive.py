@@ -28,10 +28,14 @@ NOTICES = {
 }
 
 _HEADING_LINE = re.compile(r"^\s*#+\s")
+#: how a sentence ends; a quoted unit without it is a list item (or a lead-in ending with a colon)
+_SENTENCE_END = re.compile(r"[.!?。！？][)\"'」』）\]]*$")
+_LEAD_IN_END = re.compile(r"[:：]$")
 SECTION_FIELDS = ("section", "menu_name")  # category labels (a `heading` is free text, read with the title)
 CONTEXT_WEIGHT = 0.6  # a question word in the sentence's passage title/section, not in the sentence
 REPEAT_WEIGHT = 0.3  # a question word an earlier quoted sentence already covers
 RANK_DECAY = 0.5  # evidence [n] weighs 1 / (1 + RANK_DECAY * (n - 1))
+MAX_LIST_ITEMS = 8  # a quoted lead-in ("... may cause:") brings at most this many items of its list
 KEEP_SHARE = 0.35  # a sentence is quoted only if it is this share as relevant as the best one
 
 
@@ -58,6 +62,7 @@ class ExtractiveGenerator:
         about: dict[int, set[str]] = {}  # what each passage is about: its title and section terms
         titles: set[str] = set()
         sections: set[str] = set()
+        units: dict[int, list[str]] = {}  # each passage's sentences and list items, in order
         for evidence in context.evidence:
             meta = evidence.hit.metadata
             title = set(self.analyzer.analyze(str(meta.get("title") or "")))
@@ -69,7 +74,8 @@ class ExtractiveGenerator:
             # heading-marker lines ("### Symptoms") are not sentences; unskipped they would be
             # glued to the sentence after them, since a single line break does not end a sentence
             text = "\n".join(line for line in evidence.text.splitlines() if not _HEADING_LINE.match(line))
-            for position, sentence in enumerate(split_sentences(text)):
+            units[evidence.number] = split_sentences(text)
+            for position, sentence in enumerate(units[evidence.number]):
                 if len(sentence) >= self.params.min_sentence_chars:
                     candidates.append((evidence.number, position, sentence, set(self.analyzer.analyze(sentence))))
         # the question's topic: its words that some title names and no section label does (the
@@ -118,11 +124,44 @@ class ExtractiveGenerator:
         if not chosen and candidates:  # nothing shares a term: quote the top passage's lead
             chosen = [min(candidates, key=lambda c: (c[0], c[1]))]
         chosen.sort(key=lambda c: (c[0], c[1]))
+        quotes = with_their_lists([(number, position, sentence) for number, position, sentence, _ in chosen], units)
         language = detect_language(query.text)
         notice = self.params.notice.get(language) or self.params.notice.get("en", "")
         # a question answered from passages in another language says so (cross-lingual retrieval)
         quoted = {number for number, *_ in chosen}
         note = evidence_language_note(language, [hit_language(e.hit) for e in context.evidence if e.number in quoted])
         notice = f"{notice}\n{note}" if note else notice
-        body = " ".join(f"{sentence} [{number}]" for number, _, sentence, _ in chosen)
+        body = quoted_body(quotes)
         return Generation(text=f"{notice}\n{body}".strip() if body else "", model="extractive (no LLM)")
+
+
+def with_their_lists(chosen: list[tuple[int, int, str]], units: dict[int, list[str]]) -> list[tuple[int, str]]:
+    """``(evidence number, sentence)`` to quote: the chosen sentences, each lead-in ending with a
+    colon followed by the list items after it in its passage (a lead-in promises its list; the
+    items rarely repeat the question's words, so they are not chosen on their own)."""
+    taken = {(number, position) for number, position, _ in chosen}
+    quotes: list[tuple[int, str]] = []
+    for number, position, sentence in chosen:
+        quotes.append((number, sentence))
+        if not _LEAD_IN_END.search(sentence):
+            continue
+        following = units.get(number, [])[position + 1 : position + 1 + MAX_LIST_ITEMS]
+        for offset, item in enumerate(following, start=position + 1):
+            if _SENTENCE_END.search(item) or _LEAD_IN_END.search(item) or (number, offset) in taken:
+                break
+            quotes.append((number, item))
+            taken.add((number, offset))
+    return quotes
+
+
+def quoted_body(chosen: list[tuple[int, str]]) -> str:
+    """The quoted sentences with their markers: prose joined by spaces; a list item (a unit that
+    does not end as a sentence does) on a line of its own as ``- item [n]``, and a lead-in ending
+    with a colon ends its line, so the items stay items for the reader and the sentence check."""
+    body, line_break = "", False
+    for number, sentence in chosen:
+        item = not _SENTENCE_END.search(sentence) and not _LEAD_IN_END.search(sentence)
+        quoted = f"- {sentence} [{number}]" if item else f"{sentence} [{number}]"
+        body = quoted if not body else body + ("\n" if item or line_break else " ") + quoted
+        line_break = item or bool(_LEAD_IN_END.search(sentence))
+    return body

@@ -1,7 +1,9 @@
 """HTML to clean text for exported web pages: tags, scripts, UI artefacts and URLs removed.
 
 Heading markers such as ``###`` survive as the start of a line, so a section chunker can split
-at them afterwards.
+at them afterwards. List items keep their structure: each ``<li>`` is a line of its own, starting
+with ``- `` in a bulleted list and ``1. ``, ``2. `` ... in a numbered one, so the sentence splitter
+reads every item as its own sentence instead of one run-on line.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class _TextExtractor(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self._skipping: list[str] = []  # open tags inside a skipped element (the element first)
+        self._lists: list[list[int | None]] = []  # open lists: [next number] for <ol>, [None] for <ul>
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         classes = " ".join(value or "" for key, value in attrs if key == "class")
@@ -41,6 +44,16 @@ class _TextExtractor(HTMLParser):
             self.parts.append("\n")
         if tag in _HEADINGS:
             self.parts.append(_HEADINGS[tag] + " ")
+        if tag in ("ul", "ol"):
+            start = next((value for key, value in attrs if key == "start"), None)
+            self._lists.append([int(start) if tag == "ol" and start and start.isdigit() else 1 if tag == "ol" else None])
+        elif tag == "li":
+            counter = self._lists[-1] if self._lists else [None]
+            if counter[0] is None:
+                self.parts.append("- ")
+            else:
+                self.parts.append(f"{counter[0]}. ")
+                counter[0] += 1
 
     def handle_endtag(self, tag: str) -> None:
         if self._skipping:
@@ -48,6 +61,8 @@ class _TextExtractor(HTMLParser):
                 while self._skipping.pop() != tag:
                     pass
             return
+        if tag in ("ul", "ol") and self._lists:
+            self._lists.pop()
         if tag in _BLOCK:
             self.parts.append("\n")
 

@@ -33,6 +33,7 @@ from criss_rag.types import Answer
 from criss_rag_serve.jobs import ApiError, run_job, stream_job
 from criss_rag_serve.limits import AnswerPool
 from criss_rag_serve.openai_api import add_openai_routes
+from criss_rag_serve.page import page_info
 from criss_rag_serve.schemas import ChatResponse, ErrorResponse, Health, request_models
 from criss_rag_serve.served import ServedEngine
 from criss_rag_serve.sessions import Session, SessionStore
@@ -84,7 +85,7 @@ class Guard:
             return
         request_id = secrets.token_hex(6)
         scope.setdefault("state", {})["request_id"] = request_id
-        page = scope["path"] == "/" or scope["path"].startswith("/static/")
+        page = scope["path"] in ("/", "/favicon.ico") or scope["path"].startswith("/static/")
 
         async def send_with_headers(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
@@ -285,9 +286,20 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
 
     add_openai_routes(app, served.current, executor, settings, protected, request_id)  # /v1/models, /v1/chat/completions
 
+    @app.get("/page.json", tags=["server"])
+    async def landing() -> dict[str, Any]:
+        """What the chat page says before the first question: corpus name, document count, last
+        update (the index's build date), the medical notice and example questions per language."""
+        return page_info(settings.page, engine.pipeline.config.name, engine.manifest.documents,
+                         engine.manifest.created)
+
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.ico", media_type="image/x-icon")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

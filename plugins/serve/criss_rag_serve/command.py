@@ -9,6 +9,7 @@ import click
 
 from criss_rag.cli.context import host_from
 
+from criss_rag_serve.page import PageSettings, read_page_settings
 from criss_rag_serve.settings import TOKEN_ENV, ServeSettings, read_token
 
 
@@ -50,9 +51,18 @@ def url_host(host: str) -> str:
 @click.option("--reload/--no-reload", default=True, show_default=True,
               help="After a re-ingest, load the new index version in the background and answer new requests from it "
                    "(--no-reload: keep the version served; /health then says a restart is needed).")
-@click.option("--build-if-missing", is_flag=True, help="Ingest first when the index for this config does not exist yet.")
+@click.option("--sources-in-content/--no-sources-in-content", default=True, show_default=True,
+              help="/v1/chat/completions: end the answer's `content` with a numbered 'Sources:' block (titles and "
+                   "links), for chat tools that show only `content`.")
+@click.option("--page", "page_file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="YAML of what the chat page says before the first question: corpus (name), notice (per language: "
+                   "what the assistant is not), examples (per language: example questions).")
+@click.option("--build-if-missing/--no-build", default=True, show_default=True,
+              help="Ingest first when the index for this config does not exist yet (--no-build: stop and say to "
+                   "ingest).")
 @click.pass_context
-def serve(ctx: click.Context, config: Path, overrides: tuple[str, ...], build_if_missing: bool, **options: object) -> None:
+def serve(ctx: click.Context, config: Path, overrides: tuple[str, ...], build_if_missing: bool, page_file: Path | None,
+          **options: object) -> None:
     """Serve CONFIG over HTTP: POST /ask, /chat (+ /stream variants), GET /health, the chat page at /,
     and the OpenAI-compatible POST /v1/chat/completions and GET /v1/models."""
     import uvicorn
@@ -60,7 +70,9 @@ def serve(ctx: click.Context, config: Path, overrides: tuple[str, ...], build_if
     from criss_rag_serve.app import create_app
     from criss_rag_serve.limits import uvicorn_options
 
-    settings = ServeSettings.model_validate({**options, "cors_origins": list(options["cors_origins"])})  # type: ignore[arg-type]
+    page = read_page_settings(page_file) if page_file else PageSettings()
+    settings = ServeSettings.model_validate({**options, "cors_origins": list(options["cors_origins"]),  # type: ignore[arg-type]
+                                             "page": page})
     token = read_token(settings)  # refuses a non-loopback host without a token, before loading anything
     from criss_rag.engine import Engine
     from criss_rag.pipeline import Pipeline

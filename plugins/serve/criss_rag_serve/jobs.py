@@ -21,6 +21,8 @@ from criss_rag.errors import CrissRagError
 from criss_rag.support import answer_pieces
 from criss_rag.types import Answer, AnswerEvent, ErrorEvent, ProgressEvent, StreamEvent, ThinkingEvent, TokenEvent
 
+from criss_rag_serve.sources import shown_answer
+
 log = logging.getLogger("criss_rag_serve")
 
 
@@ -82,7 +84,8 @@ def answer_events(answer: Answer, extra: dict[str, Any]) -> list[dict[str, str]]
                           "sentences": [s.model_dump(mode="json") for s in answer.sentences],
                           "dropped": [s.model_dump(mode="json") for s in answer.dropped],
                           "relevance": answer.relevance.model_dump(mode="json") if answer.relevance else None}),
-        sse("done", {**extra, "answer": answer.model_dump(mode="json"), "display": display}),
+        sse("done", {**extra, "answer": answer.model_dump(mode="json"), "display": display,
+                     "sources": [s.as_dict() for s in shown_answer(answer)[1]]}),
     ]
 
 

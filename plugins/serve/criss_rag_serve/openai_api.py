@@ -6,10 +6,19 @@ criss_rag pipeline as if it were a model.
 - ``messages``: the last one is the question (role ``user``); earlier ``user``/``assistant`` turns are
   the conversation, so a follow-up is condensed into a standalone question as in ``/chat``.
   ``system`` messages are ignored: the pipeline's own prompts decide how it answers.
-- ``choices[0].message.content`` is the answer text (or the refusal message); the extra field
-  ``criss_rag`` is the whole :class:`~criss_rag.types.Answer` as ``/ask`` returns it (``refused``,
-  ``refusal_reason``, ``citations``, ``sentences``, ``context``, ``trace``). A refusal also sets
-  ``message.refusal``. In a stream, ``criss_rag`` comes with the last chunk.
+- ``choices[0].message.content`` is the answer text (or the refusal message) with its citation
+  markers numbered 1..n as they first appear, followed by a numbered "Sources:" block (a readable
+  title and the web address of each source; :mod:`criss_rag_serve.sources`), so a chat tool that
+  shows only ``content`` shows where the answer comes from. ``--no-sources-in-content`` (or
+  ``criss_rag: {"sources_in_content": false}`` in a request) leaves the block out. The extra field
+  ``sources`` lists the same sources as data (``number`` as shown, ``evidence`` the Answer's
+  citation number, ``title``, ``url``, ``doc_id``); ``criss_rag`` is the whole
+  :class:`~criss_rag.types.Answer` as ``/ask`` returns it (``refused``, ``refusal_reason``,
+  ``citations``, ``sentences``, ``context``, ``trace``; its numbers are the evidence numbers). A
+  refusal also sets ``message.refusal``. In a stream, ``sources`` and ``criss_rag`` come with the
+  last chunk and the content (answer, then block) is the same as without streaming.
+- ``POST /v1/completions`` (the legacy text completion, which LlamaIndex's ``OpenAILike`` calls
+  unless ``is_chat_model=True``) answers 404 naming ``/v1/chat/completions`` and that setting.
 - A stream sends the role at once, then the answer **after** its citation check (a stream cannot
   take back text a client has shown, and an answer whose citations do not check out is withheld),
   cut at word boundaries; keep-alive comments flow while the pipeline works.
@@ -40,6 +49,7 @@ from criss_rag.types import Answer, Trace
 from criss_rag_serve.jobs import ApiError, run_job
 from criss_rag_serve.schemas import FilterValue
 from criss_rag_serve.settings import ServeSettings
+from criss_rag_serve.sources import ShownSource, shown_answer, sources_block, without_sources_block
 
 #: the ``owned_by`` of the model ``GET /v1/models`` lists
 OWNER = "criss_rag"
@@ -67,6 +77,7 @@ class Message(BaseModel):
 class Extra(BaseModel):
     model_config = ConfigDict(extra="forbid")
     filters: dict[str, FilterValue] = Field(default_factory=dict, max_length=20)
+    sources_in_content: bool | None = None  # None: the server's --sources-in-content
 
 
 class CompletionRequest(BaseModel):
@@ -103,11 +114,20 @@ def add_openai_routes(app: FastAPI, current: Callable[[], Engine], executor: Thr
         rid = request_id(request)
         completion_id = f"chatcmpl-{secrets.token_hex(12)}"
         created = int(time.time())
+        with_block = (settings.sources_in_content if body.criss_rag.sources_in_content is None
+                      else body.criss_rag.sources_in_content)
         if not body.stream:
             answer = await run_job(executor, lambda: session.ask(question), settings.timeout_s, rid)
-            return JSONResponse(_completion(answer, completion_id, created, model))
+            return JSONResponse(_completion(answer, completion_id, created, model, with_block))
         return EventSourceResponse(_chunks(executor, session, question, settings.timeout_s, rid,
-                                           completion_id, created, model), ping=5)
+                                           completion_id, created, model, with_block), ping=5)
+
+    @app.api_route("/v1/completions", methods=["GET", "POST"], dependencies=dependencies, tags=["openai"],
+                   include_in_schema=False)
+    async def text_completions() -> Any:
+        raise ApiError(404, "not_found", "this server answers chat completions only: POST /v1/chat/completions. "
+                                         "With LlamaIndex use OpenAILike(..., is_chat_model=True); its default "
+                                         "(is_chat_model=False) calls /v1/completions")
 
 
 def _session(engine: Engine, body: CompletionRequest, model: str, settings: ServeSettings) -> tuple[ChatSession, str]:
@@ -132,14 +152,20 @@ def _session(engine: Engine, body: CompletionRequest, model: str, settings: Serv
         if turn.role == "user":
             pending = turn.text()
         elif pending is not None:  # an assistant reply to the user turn before it
-            previous = Answer(question=pending, text=turn.text(), trace=Trace(config_hash=engine.config_hash))
+            previous = Answer(question=pending, text=without_sources_block(turn.text()), trace=Trace(config_hash=engine.config_hash))
             exchanges.append(Exchange(message=pending, question=pending, answer=previous))
             pending = None
     return ChatSession(engine, filters=dict(body.criss_rag.filters), exchanges=exchanges), question
 
 
-def _message(answer: Answer) -> dict[str, Any]:
-    return {"role": "assistant", "content": answer.text, "refusal": answer.text if answer.refused else None}
+def _content(answer: Answer, with_block: bool) -> tuple[str, list[ShownSource]]:
+    """The shown text (markers renumbered 1..n) with the sources block when ``with_block``."""
+    text, sources = shown_answer(answer)
+    return (text + sources_block(sources, answer.text) if with_block else text), sources
+
+
+def _message(answer: Answer, content: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": content, "refusal": answer.text if answer.refused else None}
 
 
 def _usage(answer: Answer) -> dict[str, int] | None:
@@ -152,11 +178,12 @@ def _usage(answer: Answer) -> dict[str, int] | None:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
-def _completion(answer: Answer, completion_id: str, created: int, model: str) -> dict[str, Any]:
+def _completion(answer: Answer, completion_id: str, created: int, model: str, with_block: bool) -> dict[str, Any]:
+    content, sources = _content(answer, with_block)
     body: dict[str, Any] = {
         "id": completion_id, "object": "chat.completion", "created": created, "model": model,
-        "choices": [{"index": 0, "message": _message(answer), "finish_reason": "stop", "logprobs": None}],
-        "criss_rag": answer.model_dump(mode="json"),
+        "choices": [{"index": 0, "message": _message(answer, content), "finish_reason": "stop", "logprobs": None}],
+        "sources": [s.as_dict() for s in sources], "criss_rag": answer.model_dump(mode="json"),
     }
     usage = _usage(answer)
     if usage is not None:
@@ -172,7 +199,7 @@ def _chunk(completion_id: str, created: int, model: str, delta: dict[str, Any], 
 
 
 async def _chunks(executor: ThreadPoolExecutor, session: ChatSession, question: str, timeout_s: float, rid: str,
-                  completion_id: str, created: int, model: str) -> AsyncIterator[dict[str, str]]:
+                  completion_id: str, created: int, model: str, with_block: bool) -> AsyncIterator[dict[str, str]]:
     yield _chunk(completion_id, created, model, {"role": "assistant", "content": ""})
     try:
         answer = await run_job(executor, lambda: session.ask(question), timeout_s, rid)
@@ -180,10 +207,11 @@ async def _chunks(executor: ThreadPoolExecutor, session: ChatSession, question: 
         yield {"data": json.dumps({"error": {"code": error.code, "message": error.message, "request_id": rid}},
                                   ensure_ascii=False)}
         return
-    for piece in _WORDS.split(answer.text):  # "".join(pieces) == answer.text
+    content, sources = _content(answer, with_block)
+    for piece in _WORDS.split(content):  # "".join(pieces) == content, as without streaming
         if piece:
             yield _chunk(completion_id, created, model, {"content": piece})
-    extra: dict[str, Any] = {"criss_rag": answer.model_dump(mode="json")}
+    extra: dict[str, Any] = {"sources": [s.as_dict() for s in sources], "criss_rag": answer.model_dump(mode="json")}
     usage = _usage(answer)
     if usage is not None:
         extra["usage"] = usage

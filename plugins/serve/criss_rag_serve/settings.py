@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.errors import ConfigError
 
+from criss_rag_serve.page import PageSettings
+
 TOKEN_ENV = "CRISS_RAG_SERVE_TOKEN"
 
 
@@ -33,6 +35,9 @@ class ServeSettings(BaseModel):
     max_connections: int = Field(256, ge=1, description="connections (and requests) open at once; beyond: 503")
     reload: bool = Field(True, description="after a re-ingest, load the new index version in the background and "
                                            "answer new requests from it; false: keep the version, /health says restart")
+    page: PageSettings = Field(default_factory=PageSettings, description="the chat page's landing state (--page)")
+    sources_in_content: bool = Field(True, description="/v1/chat/completions: end `content` with the numbered "
+                                     "'Sources:' block (a request may override it)")
 
 
 def is_loopback(host: str) -> bool:

@@ -5,6 +5,7 @@
 const $ = (id) => document.getElementById(id);
 const MARKER = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
 let sessionId = sessionStorage.getItem("criss-session") || null;
+const READER = readerLanguage();  // page_text.js
 
 function languageOf(text) {
   if (/[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]/.test(text)) return "ko";
@@ -21,6 +22,7 @@ function el(tag, className, text) {
 }
 
 function addMessage(role, text) {
+  $("landing").hidden = true;
   const item = el("li", role);
   if (text !== undefined) {
     item.textContent = text;
@@ -46,8 +48,8 @@ function sourceTitle(citation) {
   return citation.source_title || citation.title || citation.doc_id;
 }
 
-function openEvidence(citation, sentence) {
-  $("ev-number").textContent = `Source [${citation.number}]`;
+function openEvidence(citation, sentence, shown, lang) {
+  $("ev-number").textContent = pageText(lang, "sourceN", { n: shown });
   $("ev-title").textContent = sourceTitle(citation);
   $("ev-title").lang = languageOf(sourceTitle(citation));
   const source = $("ev-source");
@@ -62,7 +64,7 @@ function openEvidence(citation, sentence) {
   } else {
     source.textContent = citation.location || citation.doc_id;
   }
-  $("ev-for").textContent = sentence ? `Cited for: “${sentence}”` : "";
+  $("ev-for").textContent = sentence ? pageText(lang, "citedFor", { s: sentence }) : "";
   const quote = $("ev-text");
   quote.replaceChildren();
   quote.lang = languageOf(citation.text);
@@ -78,22 +80,21 @@ function openEvidence(citation, sentence) {
 }
 
 // -- rendering the final answer -----------------------------------------------------------------------
-function withCitationLinks(parent, text, citations, sentence) {
+// Markers are shown with the numbers of the sources list (1..n in the order they first appear,
+// `shown`: evidence number -> shown number, from the server's `sources`), never with gaps.
+function withCitationLinks(parent, text, citations, sentence, shown, lang) {
   let last = 0;
   for (const match of text.matchAll(MARKER)) {
     parent.append(text.slice(last, match.index));
     for (const number of match[1].split(/\s*,\s*/).map(Number)) {
       const citation = citations.get(number);
-      if (!citation) {
-        parent.append(`[${number}]`);
-        continue;
-      }
-      const link = el("a", "cite", `[${number}]`);
+      if (!citation || !shown.has(number)) continue;  // a marker that points at no source is not shown
+      const link = el("a", "cite", `[${shown.get(number)}]`);
       link.href = "#";
       link.title = sourceTitle(citation);
       link.addEventListener("click", (event) => {
         event.preventDefault();
-        openEvidence(citation, sentence);
+        openEvidence(citation, sentence, shown.get(number), lang);
       });
       parent.append(link);
     }
@@ -106,16 +107,14 @@ function withCitationLinks(parent, text, citations, sentence) {
 function stepsOf(item) {
   if (!item.steps) {
     item.steps = el("details", "steps");
-    item.steps.append(el("summary", "", "Working…"));
+    item.steps.append(el("summary", "", pageText(item.questionLang || READER, "working")));
     item.prepend(item.steps);
   }
   return item.steps;
 }
 
 function showProgress(item, data) {
-  const steps = stepsOf(item);
-  steps.querySelector("summary").textContent = `Working: ${data.step}${data.detail ? ` (${data.detail})` : ""}`;
-  steps.append(el("span", "step", `${data.step}${data.detail ? `: ${data.detail}` : ""}`));
+  stepsOf(item).append(el("span", "step", `${data.step}${data.detail ? `: ${data.detail}` : ""}`));
 }
 
 function showThinking(item, data) {
@@ -133,7 +132,8 @@ function whyOf(verdict) {
   return problems.length ? `; ${problems.map((p) => p.message).join("; ")}` : "";
 }
 
-// What the checks removed or found: dropped sentences (never part of the answer) and relevance.
+// What the checks removed or found: dropped sentences (never part of the answer) and relevance,
+// under "How this answer was made" (`item` is that block).
 function renderChecks(item, answer) {
   if (answer.dropped && answer.dropped.length) {
     const box = el("details", "dropped");
@@ -144,66 +144,93 @@ function renderChecks(item, answer) {
     item.append(box);
   }
   if (answer.relevance && !answer.relevance.relevant) {
-    item.append(el("span", "note off-topic",
+    item.append(el("span", "step off-topic",
       `Off topic: ${Math.round(answer.relevance.score * 100)}% of the question's content words covered` +
       (answer.relevance.missing.length ? ` (not covered: ${answer.relevance.missing.join(", ")})` : "") + "."));
   }
 }
 
+// The technical account of a refusal or an answer: only ever inside "How this answer was made".
+function renderTechnical(steps, answer) {
+  if (answer.refused) {
+    steps.append(el("span", "step", `refusal_reason: ${answer.refusal_reason}`));
+    if (answer.refusal_detail) steps.append(el("span", "step", answer.refusal_detail));
+    steps.append(el("span", "step", answer.text));
+  }
+  renderChecks(steps, answer);
+  if (answer.cached) {
+    steps.append(el("span", "step", `cache: similarity ${answer.cached.similarity.toFixed(3)} (${answer.cached.cache})`));
+  }
+}
+
+function renderSources(item, answer, sources, citations, lang) {
+  if (!sources.length) return;
+  item.append(el("span", "sources-title", pageText(lang, "sources")));
+  const list = el("ol", "sources");
+  for (const source of sources) {
+    const citation = citations.get(source.evidence);
+    const entry = el("li");
+    entry.value = source.number;
+    const title = el("a", "source-title", source.title);
+    title.href = "#";
+    title.addEventListener("click", (event) => {
+      event.preventDefault();
+      openEvidence(citation, null, source.number, lang);
+    });
+    entry.append(title);
+    const href = source.url ? safeUrl(source.url) : null;
+    if (href) {
+      const link = el("a", "source-link", pageText(lang, "openSource"));
+      link.href = href;
+      link.target = "_blank";
+      link.rel = "noopener noreferrer";
+      entry.append(" · ", link);
+    }
+    list.append(entry);
+  }
+  item.append(list);
+}
+
 function renderAnswer(item, data) {
   const answer = data.answer;
-  const steps = item.steps;
+  const lang = item.questionLang || languageOf(answer.question);
+  const steps = stepsOf(item);
+  steps.querySelector("summary").textContent = pageText(lang, "howMade");
   item.replaceChildren();
-  if (steps) {
-    steps.querySelector("summary").textContent = "How this answer was made";
-    item.append(steps);
-  }
-  item.lang = languageOf(answer.text);
+  item.lang = lang;
   if (answer.refused) {
     item.className = "assistant refused";
-    item.append(el("span", "label", `Not answered: ${answer.refusal_reason}`), answer.text);
-    if (answer.refusal_detail) item.append(el("span", "note", answer.refusal_detail));
-    renderChecks(item, answer);
+    item.append(el("span", "plain", pageText(lang, "refused")), el("span", "next", pageText(lang, "refusedNext")));
+    renderTechnical(steps, answer);
+    item.append(steps);
     return;
   }
+  item.lang = languageOf(answer.text);
   const citations = new Map(answer.citations.map((c) => [c.number, c]));
+  const sources = data.sources || [];
+  const shown = new Map(sources.map((s) => [s.evidence, s.number]));
   for (const piece of data.display) {
     const verdict = piece.sentence === null ? null : answer.sentences[piece.sentence];
     if (!verdict) {
-      withCitationLinks(item, piece.text, citations, null);
+      withCitationLinks(item, piece.text, citations, null, shown, lang);
       continue;
     }
     const span = el("span", verdict.supported ? "sentence" : "sentence unsupported");
-    if (!verdict.supported) span.title = `Not supported by the cited evidence (score ${verdict.score.toFixed(2)}${whyOf(verdict)})`;
-    withCitationLinks(span, piece.text, citations, verdict.text);
+    if (!verdict.supported) span.title = `Not supported by the cited evidence${whyOf(verdict)}`;
+    withCitationLinks(span, piece.text, citations, verdict.text, shown, lang);
     item.append(span);
   }
-  const sources = el("ol", "sources");
-  for (const citation of answer.citations) {
-    const entry = el("li");
-    entry.value = citation.number;
-    const link = el("a", "", sourceTitle(citation));
-    link.href = "#";
-    link.addEventListener("click", (event) => {
-      event.preventDefault();
-      openEvidence(citation, null);
-    });
-    entry.append(link);
-    sources.append(entry);
-  }
-  item.append(sources);
+  renderSources(item, answer, sources, citations, lang);
   const unsupported = answer.sentences.filter((s) => !s.supported).length;
-  if (unsupported) item.append(el("span", "note", `${unsupported} sentence(s) not supported by the cited evidence (underlined).`));
-  renderChecks(item, answer);
-  if (answer.cached) {
-    item.append(el("span", "note cached",
-      `Answered from the cache (similarity ${answer.cached.similarity.toFixed(3)}; first asked as “${answer.cached.original_question}”).`));
-  }
+  if (unsupported) item.append(el("span", "note", pageText(lang, "unsupported", { n: unsupported })));
+  if (answer.cached) item.append(el("span", "note cached", pageText(lang, "cached", { q: answer.cached.original_question })));
+  renderTechnical(steps, answer);
+  item.append(steps);
 }
 
 function showError(item, message) {
   item.className = "assistant error";
-  item.replaceChildren(el("span", "label", "Error"), message);
+  item.replaceChildren(el("span", "label", pageText(item.questionLang || READER, "error")), message);
 }
 
 // -- talking to the server ---------------------------------------------------------------------------
@@ -250,6 +277,7 @@ async function* readEvents(response) {
 async function ask(question) {
   addMessage("user", question);
   const item = addMessage("assistant");
+  item.questionLang = languageOf(question);
   item.classList.add("streaming");
   $("send").disabled = true;
   try {
@@ -282,14 +310,42 @@ async function ask(question) {
       }
     }
   } catch (error) {
-    showError(item, `The server could not be reached (${error.message}).`);
+    showError(item, pageText(item.questionLang, "unreachable", { e: error.message }));
   } finally {
     item.classList.remove("streaming");
     $("send").disabled = false;
   }
 }
 
+// -- the page's own words and the landing state --------------------------------------------------------
+function speakReaderLanguage() {
+  document.documentElement.lang = READER;
+  for (const node of document.querySelectorAll("[data-text]")) node.textContent = pageText(READER, node.dataset.text);
+  for (const node of document.querySelectorAll("[data-placeholder]")) {
+    node.placeholder = pageText(READER, node.dataset.placeholder);
+  }
+  document.title = pageText(READER, "assistant");
+}
+
+function showLanding(info) {
+  const corpus = info.corpus[READER] || info.corpus.en;
+  $("pipeline").textContent = corpus;
+  $("answers-from").textContent = pageText(READER, "answersFrom", { ...info, corpus });
+  $("notice").textContent = info.notice[READER] || info.notice.en;
+  const examples = info.examples[READER] || [];
+  $("examples-title").hidden = !examples.length;
+  $("examples").replaceChildren(...examples.map((question) => {
+    const entry = el("li");
+    const button = el("button", "example", question);
+    button.type = "button";
+    button.addEventListener("click", () => ask(question));
+    entry.append(button);
+    return entry;
+  }));
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  speakReaderLanguage();
   $("ask").addEventListener("submit", (event) => {
     event.preventDefault();
     const question = $("question").value.trim();
@@ -308,9 +364,8 @@ document.addEventListener("DOMContentLoaded", () => {
     sessionStorage.removeItem("criss-session");
     $("log").replaceChildren();
     $("evidence").hidden = true;
+    $("landing").hidden = false;
   });
   $("close-evidence").addEventListener("click", () => { $("evidence").hidden = true; });
-  fetch("/health").then((r) => r.json()).then((h) => {
-    $("pipeline").textContent = `${h.pipeline} · ${h.documents} documents`;
-  }).catch(() => {});
+  fetch("/page.json").then((r) => r.json()).then(showLanding).catch(() => {});
 });
