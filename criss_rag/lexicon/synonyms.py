@@ -1,0 +1,162 @@
+"""Known synonyms: words and phrases that mean the same thing in a cancer question, per language,
+each group under one canonical key (the facet lexicon's values where it has one: child, male,
+metastatic, ...).
+
+A group holds only words that can replace each other in any question without changing what it
+asks ("kids" / "children", "raise" / "increase", "65 or older" / "at least 65"). Words that are
+merely related ("spread" / "metastatic", "genetic" / "hereditary", "rare" / "uncommon") are not
+grouped: :mod:`criss_rag.lexicon.equivalence` then finds them unmatched, and the cache misses.
+A missing synonym costs a cache hit, never a wrong answer.
+
+English single words are compared after :func:`~criss_rag.lexicon.equivalence.english_stem`, so
+one inflected form per word is enough; phrases are matched as written (lower case). Korean entries
+are whole words after particles and endings are cut; Japanese and Chinese entries are matched
+inside the text, longest first.
+"""
+
+from __future__ import annotations
+
+Groups = dict[str, tuple[str, ...]]
+
+EN: Groups = {
+    "child": ("child", "children", "kid", "kids", "pediatric", "paediatric", "childhood"),
+    "adolescent": ("teen", "teens", "teenager", "teenagers", "adolescent", "adolescents"),
+    "elderly": ("elderly", "older adults", "older people", "older persons", "older patients", "seniors", "senior"),
+    "male": ("man", "men", "male", "males"),
+    "female": ("woman", "women", "female", "females"),
+    "pregnant": ("pregnant", "pregnancy", "expecting a baby"),
+    "treat": ("treat", "treated", "treatment", "treatments", "therapy", "therapies", "treatment options"),
+    "cure": ("cure", "cured", "curable"),
+    "cause": ("cause", "causes", "caused"),
+    "symptom": ("symptom", "symptoms", "sign", "signs", "signs and symptoms", "warning signs"),
+    "increase": ("increase", "increases", "raise", "raises", "raised"),
+    "decrease": ("decrease", "reduce", "reduces", "reduced", "lower", "lowers", "cut down"),
+    "doctor": ("doctor", "doctors", "physician", "physicians"),
+    "chemotherapy": ("chemo", "chemotherapy", "chemotherapies"),
+    "radiotherapy": ("radiotherapy", "radiation therapy", "radiation treatment", "radiation treatments"),
+    "surgery": ("surgery", "surgeries", "operation", "operations", "surgical treatment"),
+    "test": ("test", "tests", "exam", "exams", "examination", "examinations"),
+    "diagnose": ("diagnose", "diagnosed", "diagnosis"),
+    "common": ("common", "frequent", "prevalent"),
+    "outlook": ("outlook", "prognosis"),
+    "survival": ("survival", "survive", "survives", "surviving"),
+    "metastatic": ("metastasis", "metastases", "metastatic", "metastasize", "metastasized", "metastasise",
+                   "metastasised"),
+    "recurrent": ("recur", "recurs", "recurred", "recurrence", "recurrent", "relapse", "relapsed", "come back",
+                  "comes back", "came back"),
+    "hereditary": ("hereditary", "inherited", "inheritable", "heritable"),
+    "contagious": ("contagious", "communicable", "catching"),
+    "prevent": ("prevent", "prevented", "prevention", "preventing"),
+    "screening": ("screening", "screen", "screened"),
+    "type": ("type", "types", "kind", "kinds", "sort", "sorts"),
+    "big": ("big", "large"),
+    "kill": ("kill", "deadly", "fatal"),
+    "cancer": ("cancer", "cancers", "malignancy", "malignancies"),
+    "tumor": ("tumor", "tumors", "tumour", "tumours"),
+    "cmp:>": ("more than", "greater than", "higher than", "over", "above", "exceeding", ">"),
+    "cmp:<": ("less than", "fewer than", "lower than", "under", "below", "<"),
+    "cmp:>=": ("at least", "or more", "or older", "or above", "and older", "and over", "and above", "no less than",
+               "≥", "≧", ">=", "=>", "⩾"),
+    "cmp:<=": ("at most", "or less", "or younger", "or fewer", "or below", "and under", "and younger", "no more than",
+               "up to", "≤", "≦", "<=", "=<", "⩽"),
+    "percent": ("percent", "per cent", "%"),
+    "age": ("years old", "year old", "years of age", "year-old", "years-old", "aged", "age"),
+    "stage": ("stage", "stages"),
+    "versus": ("versus", "vs", "compared to", "compared with"),
+}
+
+KO: Groups = {
+    "child": ("어린이", "소아", "아이", "아이들", "아동", "어린아이", "자녀"),
+    "elderly": ("노인", "고령자", "어르신", "고령"),
+    "male": ("남성", "남자"),
+    "female": ("여성", "여자"),
+    "treat": ("치료", "치료법", "치료 방법", "치료방법"),
+    "symptom": ("증상", "징후", "증세"),
+    "cause": ("원인",),
+    "doctor": ("의사",),
+    "surgery": ("수술",),
+    "chemotherapy": ("항암치료", "항암 치료", "화학요법", "항암화학요법", "항암 화학요법"),
+    "radiotherapy": ("방사선치료", "방사선 치료", "방사선요법"),
+    "metastatic": ("전이",),
+    "recurrent": ("재발",),
+    "early": ("초기", "조기"),
+    "increase": ("높이", "높여", "증가", "증가시키", "올리"),
+    "decrease": ("낮추", "낮춰", "줄이", "줄여", "감소", "감소시키"),
+    "prevent": ("예방",),
+    "diagnose": ("진단",),
+    "test": ("검사",),
+    "survival": ("생존", "생존율", "생존률"),
+    "outlook": ("예후",),
+    "type": ("종류", "유형"),
+    "cmp:>=": ("이상",),
+    "cmp:<=": ("이하",),
+    "cmp:<": ("미만",),
+    "cmp:>": ("초과",),
+    "age": ("세", "살"),
+    "stage": ("기", "병기"),
+    "cancer": ("암",),
+}
+
+JA: Groups = {
+    "cancer": ("がん", "ガン", "癌"),
+    "child": ("子ども", "子供", "こども", "小児"),
+    "elderly": ("高齢者", "お年寄り", "高齢"),
+    "male": ("男性",),
+    "female": ("女性",),
+    "treat": ("治療法", "治療方法", "治療", "療法"),
+    "symptom": ("症状",),
+    "cause": ("原因",),
+    "doctor": ("医師", "医者"),
+    "surgery": ("手術",),
+    "chemotherapy": ("抗がん剤治療", "抗がん剤", "抗癌剤", "化学療法"),
+    "radiotherapy": ("放射線治療", "放射線療法"),
+    "metastatic": ("転移",),
+    "recurrent": ("再発",),
+    "early": ("早期", "初期"),
+    "increase": ("高める", "高め", "上げる", "上げ", "増やす", "増加"),
+    "decrease": ("下げる", "下げ", "減らす", "減ら", "減少"),
+    "prevent": ("予防",),
+    "diagnose": ("診断",),
+    "test": ("検査",),
+    "survival": ("生存率", "生存"),
+    "outlook": ("予後", "見通し"),
+    "type": ("種類", "タイプ"),
+    "cmp:>=": ("以上",),
+    "cmp:<=": ("以下",),
+    "cmp:<": ("未満",),
+    "age": ("歳", "才"),
+    "stage": ("ステージ", "病期"),
+}
+
+ZH: Groups = {
+    "cancer": ("癌症", "癌"),
+    "child": ("儿童", "孩子", "小孩", "小儿"),
+    "elderly": ("老年人", "老人", "老年"),
+    "male": ("男性", "男人"),
+    "female": ("女性", "女人", "妇女"),
+    "treat": ("治疗方法", "治疗方式", "治疗", "疗法"),
+    "symptom": ("症状",),
+    "cause": ("原因", "病因"),
+    "doctor": ("医生", "医师"),
+    "surgery": ("手术",),
+    "chemotherapy": ("化疗", "化学治疗", "化学疗法"),
+    "radiotherapy": ("放疗", "放射治疗", "放射疗法"),
+    "metastatic": ("转移",),
+    "recurrent": ("复发",),
+    "early": ("早期", "初期"),
+    "increase": ("增加", "提高", "升高"),
+    "decrease": ("降低", "减少"),
+    "prevent": ("预防",),
+    "diagnose": ("诊断",),
+    "test": ("检查",),
+    "survival": ("生存率", "存活率"),
+    "type": ("类型", "种类"),
+    "cmp:>=": ("或以上", "以上"),
+    "cmp:<=": ("或以下", "以下"),
+    "cmp:>": ("超过", "大于", "高于", "多于"),
+    "cmp:<": ("低于", "小于", "少于"),
+    "age": ("岁", "周岁"),
+    "stage": ("分期",),
+}
+
+SYNONYMS: dict[str, Groups] = {"en": EN, "ko": KO, "ja": JA, "zh": ZH}
