@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from criss_rag.lexicon import function_words as fw
-from criss_rag.lexicon.normalize import normalize
+from criss_rag.lexicon.normalize import normalize, normalize_numbers
 from criss_rag.lexicon.synonyms import SYNONYMS
 from criss_rag.text import HAN, HANGUL, detect_language
 
@@ -348,6 +348,22 @@ def _surface_of(key: str, language: str) -> str:
 # -- the whole reading ----------------------------------------------------------------------------------
 
 
+_ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5"}
+_ROMAN_STAGE = re.compile(r"(iv|i{1,3}|v)([a-c]?)")
+_STAGE_WORDS = {"stage", "grade"}
+
+
+def _stage_numbers(units: list[Unit]) -> list[Unit]:
+    """Roman numerals next to a stage or grade word as digits: stage IIIA -> 3a, III기 -> 3."""
+    out = list(units)
+    for i, unit in enumerate(out):
+        roman = _ROMAN_STAGE.fullmatch(unit.key)
+        beside = {out[j].key for j in (i - 1, i + 1) if 0 <= j < len(out)}
+        if roman and beside & _STAGE_WORDS:
+            out[i] = Unit(_ROMAN[roman.group(1)] + roman.group(2), unit.surface)
+    return out
+
+
 def _bind(units: list[Unit]) -> list[Unit]:
     """Words that belong with the next one (than, from, versus) or a comparison with its number
     (before it: "over 65"; after it: "65 or older") become one unit."""
@@ -378,7 +394,7 @@ def _bind(units: list[Unit]) -> list[Unit]:
 def content_units(text: str, language: str | None = None) -> list[Unit]:
     """The content words and numbers of a question, in order (see the module docstring)."""
     language = language or detect_language(text)
-    text = normalize(text).lower()
+    text = normalize_numbers(text).lower()
     if language == "ko":
         units = _korean_units(text)
     elif language == "ja":
@@ -387,7 +403,8 @@ def content_units(text: str, language: str | None = None) -> list[Unit]:
         units = _chinese_units(text)
     else:
         units = _latin_units(text, "en", fw.EN)
-    return _bind(units)
+    punctuation = "".join(_PUNCTUATION)
+    return [Unit(u.key, u.surface.strip(punctuation) or u.surface) for u in _bind(_stage_numbers(units))]
 
 
 def _joins(units: list[Unit], size: int = 3) -> dict[str, list[int]]:

@@ -62,6 +62,7 @@ EN: Groups = {
     "percent": ("percent", "per cent", "%"),
     "age": ("years old", "year old", "years of age", "year-old", "years-old", "aged", "age"),
     "stage": ("stage", "stages"),
+    "grade": ("grade", "grades"),
     "versus": ("versus", "vs", "compared to", "compared with"),
 }
 
@@ -125,7 +126,7 @@ JA: Groups = {
     "cmp:<=": ("以下",),
     "cmp:<": ("未満",),
     "age": ("歳", "才"),
-    "stage": ("ステージ", "病期"),
+    "stage": ("ステージ", "病期", "期"),
 }
 
 ZH: Groups = {
@@ -156,7 +157,7 @@ ZH: Groups = {
     "cmp:>": ("超过", "大于", "高于", "多于"),
     "cmp:<": ("低于", "小于", "少于"),
     "age": ("岁", "周岁"),
-    "stage": ("分期",),
+    "stage": ("分期", "期"),
 }
 
 SYNONYMS: dict[str, Groups] = {"en": EN, "ko": KO, "ja": JA, "zh": ZH}
