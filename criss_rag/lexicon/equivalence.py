@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from criss_rag.lexicon import function_words as fw
 from criss_rag.lexicon.normalize import normalize, normalize_numbers
-from criss_rag.lexicon.synonyms import SYNONYMS
+from criss_rag.lexicon.synonyms import ACRONYMS, SYNONYMS
 from criss_rag.text import HAN, HANGUL, detect_language
 
 
@@ -391,10 +391,22 @@ def _bind(units: list[Unit]) -> list[Unit]:
     return out
 
 
+_ACRONYM = re.compile(r"(?<![a-z0-9])(" + "|".join(ACRONYMS) + r")(?![a-z0-9])")
+_FRAMES = {language: re.compile("|".join(patterns)) for language, patterns in fw.FRAMES.items()}
+
+
+def _expand_acronyms(text: str, language: str) -> str:
+    def name(match: re.Match) -> str:
+        return f" {ACRONYMS[match.group(1)].get(language, match.group(1))} "
+    return _ACRONYM.sub(name, text)
+
+
 def content_units(text: str, language: str | None = None) -> list[Unit]:
     """The content words and numbers of a question, in order (see the module docstring)."""
     language = language or detect_language(text)
-    text = normalize_numbers(text).lower()
+    text = _expand_acronyms(normalize_numbers(text).lower(), language)
+    if language in _FRAMES:
+        text = _FRAMES[language].sub(" ", text)
     if language == "ko":
         units = _korean_units(text)
     elif language == "ja":

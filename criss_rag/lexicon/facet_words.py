@@ -64,7 +64,7 @@ EN: list[Entry] = _en([
     (r"non[\s-]*invasive", "disease", "non-invasive", True), (r"invasive", "disease", "invasive", True),
     (r"locally[\s-]+advanced", "disease", "locally-advanced", True), (r"advanced", "disease", "advanced", True),
     (r"metasta\w*|spread(?:s|ing)?(?:\s+to)?|secondary", "disease", "metastatic", True),
-    (r"recurr\w*|relaps\w*|(?:come|comes|came|coming)\s+back|returns?|returned", "disease", "recurrent", True),
+    (r"recur\w*|relaps\w*|(?:come|comes|came|coming)\s+back|returns?|returned", "disease", "recurrent", True),
     (r"refractory|resistant", "disease", "refractory", True),
     (r"early[\s-]+stage|early", "disease", "early", True), (r"locali[sz]ed", "disease", "localized", True),
     (r"inoperable|unresectable|non[\s-]*resectable|not\s+resectable|not\s+operable", "disease", "unresectable", True),

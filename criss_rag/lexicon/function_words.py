@@ -17,7 +17,7 @@ EN = frozenset("""
 a an the this that these those it its itself there here
 is are was were be been being am do does did doing done have has had having get gets got getting
 i me my mine we us our you your he him his she her they them their someone somebody one ones
-what which how whats hows
+what which how whats hows please
 of for in on at by about to with as within among per via
 please tell explain know wonder wondering want like would
 """.split())
@@ -28,6 +28,17 @@ EN_FRAMES = (
     "please tell me", "please explain", "tell me", "i want to know", "i would like to know", "i'd like to know",
     "i wonder", "i'm wondering", "do you know", "is it true that", "what is known about", "what do we know about",
 )
+
+#: Question frames of Korean, Japanese and Chinese, removed as a whole before words are read
+#: (regular expressions: "could you tell me", "I want to know", "please").
+FRAMES = {
+    "ko": (r"알려\s*주(?:실\s*수\s*있(?:을까요|나요|습니까|으신가요)|시겠어요|시겠습니까|세요|십시오|실래요)",
+           r"알고\s*싶(?:어요|습니다|은데요|다)", r"궁금(?:해요|합니다|한데요|하다)", r"(?<![가-힣])혹시(?![가-힣])"),
+    "ja": (r"(?:について)?教えて(?:ください|下さい|くれますか|もらえますか|いただけますか|いただけますでしょうか|ほしい)?",
+           r"を?知りたい(?:です)?", r"について"),
+    "zh": (r"请问", r"請問", r"麻烦您?告诉我", r"麻煩您?告訴我", r"请?告诉我", r"請?告訴我", r"我想(?:知道|了解)",
+           r"介绍一下", r"介紹一下"),
+}
 
 #: Korean particles and endings cut from the end of a word (longest first, repeatedly). A leading
 #: ``ㅂ``/``ㄴ``/``ㄹ`` means the ending starts in the final consonant of the syllable before it
@@ -46,7 +57,7 @@ KO_ENDINGS = tuple(sorted(set("""
 #: Korean words that are all frame (question words of the frame, light verbs, pronouns).
 KO = frozenset("""
 무엇 무엇이 무엇인가 뭐 뭔가 뭘 어떻게 어떤 어느 어떠 얼마 알려 주세요 주 알 알고 싶 싶어요 싶습니다 궁금 궁금해 궁금합니다
-하 되 있 이 그 저 제 저의 나 우리 것 거 수 등 대해 대한 관해 관한 위해 위한 통해 경우 때 좀 혹시 정말 과연
+하 되 돼 있 이 그 저 제 저의 나 우리 것 거 수 등 대해 대한 관해 관한 위해 위한 통해 경우 때 좀 혹시 정말 과연
 """.split())
 
 #: Japanese particles, auxiliaries and endings, cut out of hiragana runs (longest first). Those
@@ -59,7 +70,7 @@ JA = frozenset("""
 する します しますか しました した して している しています される されます されますか された されている
 れる られる れます られます なる なります なりますか なった なって なるか ている ています ていますか ておく
 どの どのような どのように どんな どう どうやって どういう なに なん 何 何か 誰か
-教えて 教えてください ください 下さい 知りたい 知りたいです 私 わたし
+教えて 教えてください ください 下さい 知りたい 知りたいです 私 わたし 第
 """.split())
 
 #: Hiragana endings dropped only right after kanji: the okurigana of verbs and adjectives.
@@ -71,9 +82,11 @@ JA_OKURIGANA = frozenset("""
 #: Japanese negations, read as content before any function word can take their kana.
 JA_NEGATIONS = ("なかった", "なかっ", "なくて", "なく", "ない", "ません", "なし", "ず", "ぬ")
 
-#: Chinese function words and question frames (the single characters are grammatical particles only).
+#: Chinese function words and question frames, in both scripts (the single characters are
+#: grammatical particles only).
 ZH = frozenset("""
 的 了 吗 呢 吧 啊 么 着 过 地 得 之 所
 什么 怎么 怎样 怎么样 如何 哪些 哪个 哪种 请问 一下 可以 能否 是否 有什么 有哪些 什么样
-我 你 他 她 它 我们 你们 他们 她们 这 那 这些 那些 这种 那种 这个 那个 是 有 请 告诉 告诉我 想知道 我想知道 关于 对于
+我 你 他 她 它 我们 你们 他们 她们 这 那 这些 那些 这种 那种 这个 那个 是 有 请 告诉 告诉我 想知道 我想知道 关于 对于 第
+麼 什麼 怎麼 怎樣 怎麼樣 哪個 哪種 嗎 們 你們 我們 他們 這 這些 那些 這種 這個 那個 請 告訴 告訴我 關於 對於 什麼樣
 """.split())

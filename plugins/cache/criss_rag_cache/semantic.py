@@ -24,7 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from criss_rag.types import Answer, CacheHit, CacheScope, Query
 
 from criss_rag.lexicon.equivalence import compare
-from criss_rag.lexicon.facets import extract
+from criss_rag.lexicon.facets import Facets, extract
+from criss_rag.lexicon.normalize import normalize_numbers
 from criss_rag_cache.store import CacheFile
 
 
@@ -35,6 +36,11 @@ class Decision:
     row_id: int | None = None
     similarity: float = 0.0
     notes: dict = field(default_factory=dict)
+
+
+def _facets(query: Query, scope: CacheScope) -> Facets:
+    """The question's facets, read with numbers, stages and signs in one form (stage three = stage III)."""
+    return extract(normalize_numbers(query.text), scope.language or None)
 
 
 class SemanticCache:
@@ -66,7 +72,7 @@ class SemanticCache:
     @staticmethod
     def _guard(query: Query, scope: CacheScope) -> str:
         """The facets that must be equal, as the JSON the SQLite rows are matched on."""
-        facets = extract(query.text, scope.language or None).as_dict()
+        facets = _facets(query, scope).as_dict()
         return json.dumps({"facets": facets}, ensure_ascii=False, sort_keys=True)
 
     def trace_notes(self, query: Query, scope: CacheScope) -> dict:
@@ -90,7 +96,7 @@ class SemanticCache:
 
     def _compare(self, query: Query, scope: CacheScope) -> Decision:
         language = scope.language or None
-        notes: dict = {"facets": extract(query.text, language).as_dict()}
+        notes: dict = {"facets": _facets(query, scope).as_dict()}
         ids, questions, matrix = self.file.candidates(scope.key, self.model, self._guard(query, scope))
         if not ids:
             return Decision(notes=notes)

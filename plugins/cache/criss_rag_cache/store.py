@@ -107,6 +107,12 @@ class CacheFile:
                 (self.max_entries,),
             )
 
+    def clear(self) -> None:
+        """Delete every stored answer."""
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("DELETE FROM entries")
+
     def count(self) -> int:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
