@@ -121,7 +121,8 @@ def english_stem(word: str) -> str:
 
 
 _EN_SINGLE = {english_stem(w): k for k, ws in SYNONYMS["en"].items() for w in ws if re.fullmatch(r"[a-z]+", w)}
-_EN_FRAMES = re.compile(r"\b(?:" + "|".join(re.escape(f) for f in sorted(fw.EN_FRAMES, key=len, reverse=True)) + r")\b")
+_EN_FRAMES = re.compile(r"\b(?:" + "|".join(re.escape(f).replace(r"\ ", r"\s+(?:please\s+)?")
+                                          for f in sorted(fw.EN_FRAMES, key=len, reverse=True)) + r")\b")
 _EN_CONTRACTIONS = [(re.compile(r"\bcan't\b|\bcannot\b"), "can not"), (re.compile(r"\bwon't\b"), "will not"),
                     (re.compile(r"n't\b"), " not"), (re.compile(r"'(?:s|re|ve|ll|d|m)\b"), "")]
 # a word, a hyphenated compound, a number, a placeholder, or one symbol
@@ -205,7 +206,7 @@ def _ko_strip(word: str) -> str:
                 if not word.endswith(ending) or len(word) <= len(ending):
                     continue
                 rest = word[: -len(ending)]
-            if len(rest) >= 2 or _ko_known(rest):
+            if len(rest) >= 2 or rest in _KO_SINGLE or rest in _KO_KNOWN_SHORT:
                 word = rest
                 break
         else:
@@ -231,7 +232,7 @@ def _korean_units(text: str) -> list[Unit]:
                 bound = ""
                 if piece.endswith("보다") and len(piece) > 2:
                     piece, bound = piece[:-2], "than:"
-                stem = _ko_strip(piece)
+                stem = "" if piece in fw.KO else _ko_strip(piece)
                 if stem in fw.KO or not stem:
                     continue
                 units.append(Unit(bound + _KO_SINGLE.get(stem, stem), word))
@@ -397,7 +398,8 @@ _FRAMES = {language: re.compile("|".join(patterns)) for language, patterns in fw
 
 def _expand_acronyms(text: str, language: str) -> str:
     def name(match: re.Match) -> str:
-        return f" {ACRONYMS[match.group(1)].get(language, match.group(1))} "
+        pad = " " if language == "en" else ""  # a Korean particle stays on its word: NSCLC는
+        return f"{pad}{ACRONYMS[match.group(1)].get(language, match.group(1))}{pad}"
     return _ACRONYM.sub(name, text)
 
 

@@ -57,7 +57,9 @@ KO_ENDINGS = tuple(sorted(set("""
 #: Korean words that are all frame (question words of the frame, light verbs, pronouns).
 KO = frozenset("""
 무엇 무엇이 무엇인가 뭐 뭔가 뭘 어떻게 어떤 어느 어떠 얼마 알려 주세요 주 알 알고 싶 싶어요 싶습니다 궁금 궁금해 궁금합니다
-하 되 돼 있 이 그 저 제 저의 나 우리 것 거 수 등 대해 대한 관해 관한 위해 위한 통해 경우 때 좀 혹시 정말 과연
+하 되 돼 있 이 그 저 제 저의 나 우리 제가 저는 저도 내가 나는
+돼요 되나요 되요 됩니까 됩니다 되죠 하나요 해요 합니까 합니다 할까요 하죠 있나요 있어요 있습니까 있을까요 있죠
+인가요 입니까 입니다 이에요 예요 뭔가요 뭐예요 뭐죠 것 거 수 등 대해 대한 관해 관한 위해 위한 통해 경우 때 좀 혹시 정말 과연
 """.split())
 
 #: Japanese particles, auxiliaries and endings, cut out of hiragana runs (longest first). Those
