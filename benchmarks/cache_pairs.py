@@ -138,8 +138,11 @@ def main() -> None:
         pipeline = Pipeline.from_file(args.config, PluginHost(), [cache_text])
         cache = pipeline.build(pipeline.config.one("cache"))
         print(f"direct: cache {cache.model}, {len(pairs)} pairs from {args.pairs}", file=sys.stderr)
+        vectors = {q: cache._vector(q) for p in pairs for q in (p["a"], p["b"])}  # noqa: SLF001 - each question embedded once
+        cache._vector = vectors.__getitem__  # noqa: SLF001
         for threshold in args.threshold or [cache.params.threshold]:
             report(pairs, direct(cache, pairs, threshold), threshold, args.show)
+            sys.stdout.flush()
 
 
 if __name__ == "__main__":
