@@ -81,8 +81,8 @@ def through_pipeline(config: str, pairs: list[dict], corpus: str, index: str, th
             why = ("unmatched: " + ", ".join(notes["unmatched"])) if notes.get("unmatched") else "facets or similarity"
         results[pair["id"]] = {"answered": answered, "hit": hit, "why": why,
                                "refused": [a.refusal_reason for a in (first, second) if a.refused]}
-        if n % 20 == 19:
-            print(f"  {n + 1}/{len(pairs)} pairs", file=sys.stderr)
+        print(f"  {pair['id']}: answered {answered}, hit {hit} {why} {results[pair['id']]['refused']}", file=sys.stderr,
+              flush=True)
     return results
 
 
@@ -124,10 +124,14 @@ def main() -> None:
     parser.add_argument("--corpus", help="run every pair through the pipeline over this JSONL corpus (jsonl loader)")
     parser.add_argument("--index", default="results/cache_pairs_index", help="index folder for --corpus (built if missing)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N pairs")
+    parser.add_argument("--per-group", type=int, default=None, help="only the first N pairs of each language and kind")
     parser.add_argument("--show", type=int, default=10, help="print this many served near misses and missed paraphrases")
     args = parser.parse_args()
     pairs = [json.loads(line) for line in Path(args.pairs).read_text(encoding="utf-8").splitlines() if line.strip()]
     pairs = pairs[: args.limit]
+    if args.per_group:
+        pairs = [p for p in pairs if [q["id"] for q in pairs if (q["lang"], q["kind"]) == (p["lang"], p["kind"])]
+                 .index(p["id"]) < args.per_group]
     with tempfile.TemporaryDirectory() as tmp:
         if args.corpus:
             for threshold in args.threshold or [0.95]:

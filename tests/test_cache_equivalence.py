@@ -67,6 +67,10 @@ def test_no_function_word_is_a_negation():
     ("Should women 50 or older get mammograms?", "Should women 50 or younger get mammograms?"),
     ("Is melanoma more common in men than women?", "Is melanoma more common in women than men?"),
     ("Does the cancer spread from the lung to the liver?", "Does the cancer spread from the liver to the lung?"),
+    ("What are the symptoms of lung cancer that spread to the liver?",
+     "What are the symptoms of liver cancer that spread to the lung?"),  # "to X" is read together
+    ("Is a Gleason score of 3+4 aggressive?", "Is a Gleason score of 4+3 aggressive?"),  # numbers joined by a sign
+    ("Is HER2- breast cancer treated with surgery?", "Is HER2 breast cancer treated with surgery?"),  # a sign glued on
 ])
 def test_english_near_misses_differ(a, b):
     different(a, b, "en")
@@ -104,6 +108,8 @@ def test_korean_japanese_chinese_near_misses_differ(a, b, language):
     ("Should women 65 or older get screened?", "Should women at least 65 get screened?"),  # comparisons
     ("Is non–small cell lung cancer caused by smoking?", "Is non-small cell lung cancer caused by smoking?"),
     ("What are the treatments for NSCLC?", "What are the treatments for non-small cell lung cancer?"),  # acronyms
+    ("Should women over 50 get mammograms?", "Should women older than 50 get mammograms?"),
+    ("My son has retinoblastoma — what treatments are there?", "My son has retinoblastoma: what are the treatments?"),
 ])
 def test_english_paraphrases_match(a, b):
     same(a, b, "en")

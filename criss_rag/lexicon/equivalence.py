@@ -54,7 +54,7 @@ _MARK = "\x00"  # placeholder for a synonym phrase found in the text: \x00key\x0
 _PLACEHOLDER = re.compile(f"{_MARK}([^{_MARK}]+){_MARK}")
 _PUNCTUATION = set("?!.,;:\"'()[]{}/…、。？！，；：「」『』（）·・〜~\\|")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_BINDING = {"than": "than:", "from": "from:", "versus": "versus:"}  # the next word is bound to these
+_BINDING = {"than": "than:", "from": "from:", "versus": "versus:", "to": "to:", "into": "to:"}  # the next word is bound to these
 _CMP = re.compile(r"cmp:(?:>=|<=|>|<)")
 
 
@@ -126,8 +126,8 @@ _EN_FRAMES = re.compile(r"\b(?:" + "|".join(re.escape(f).replace(r"\ ", r"\s+(?:
 _EN_CONTRACTIONS = [(re.compile(r"\bcan't\b|\bcannot\b"), "can not"), (re.compile(r"\bwon't\b"), "will not"),
                     (re.compile(r"n't\b"), " not"), (re.compile(r"'(?:s|re|ve|ll|d|m)\b"), "")]
 # a word, a hyphenated compound, a number, a placeholder, or one symbol
-_LATIN_TOKEN = re.compile(rf"{_MARK}[^{_MARK}]+{_MARK}|\d+(?:[.,]\d+)*(?:-?[a-z]+)?(?:-[a-z0-9]+)*|[a-z][a-z0-9]*(?:-[a-z0-9]+)*"
-                          rf"|(?<=[a-z0-9])-(?![a-z0-9])|[^\s\w]")
+_LATIN_TOKEN = re.compile(rf"{_MARK}[^{_MARK}]+{_MARK}|\d+(?:\s*[+/:×]\s*\d+)+|\d+(?:[.,]\d+)*(?:-?[a-z]+)?(?:-[a-z0-9]+)*|[a-z][a-z0-9]*(?:-[a-z0-9]+)*"
+                          rf"|(?<=[a-z0-9])-(?![a-z0-9])|[^\s\w-]")
 
 
 def _latin_units(text: str, language: str, standalone_function: frozenset[str]) -> list[Unit]:
@@ -146,6 +146,9 @@ def _latin_units(text: str, language: str, standalone_function: frozenset[str]) 
             continue
         if token == "-":
             units.append(Unit("sign:-", token))
+            continue
+        if re.fullmatch(r"\d+(?:\s*[+/:×]\s*\d+)+", token):  # 3+4, 1/2: one number, its order counts
+            units.append(Unit(re.sub(r"\s", "", token), token))
             continue
         parts = [p for p in re.split(r"-", token) if p]
         if len(parts) == 1 and token in standalone_function:

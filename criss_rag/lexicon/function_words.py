@@ -12,13 +12,13 @@ how) is dropped.
 from __future__ import annotations
 
 #: English: articles, be/do/have, pronouns, the frame question words, plain prepositions. Not:
-#: relational words that bind the next word (than, from, versus), timing words (before, after).
+#: relational words that bind the next word (than, from, to, versus), timing words (before, after).
 EN = frozenset("""
 a an the this that these those it its itself there here
 is are was were be been being am do does did doing done have has had having get gets got getting
 i me my mine we us our you your he him his she her they them their someone somebody one ones
 what which how whats hows please
-of for in on at by about to with as within among per via
+of for in on at by about with as within among per via
 please tell explain know wonder wondering want like would
 """.split())
 
