@@ -154,3 +154,17 @@ def test_english_stems_are_the_same_for_every_inflection():
 def test_chinese_scripts_are_compared_as_written():
     # no script converter is a dependency: Traditional and Simplified spellings of a content word differ
     different("胰腺癌的危险因素有哪些？", "胰腺癌的危險因素有哪些？", "zh")
+
+
+@pytest.mark.parametrize(("a", "b", "language"), [
+    ("NSCLC는 어떻게 치료하나요?", "비소세포폐암은 어떻게 치료하나요?", "ko"),
+    ("成人AMLの予後は？", "成人の急性骨髄性白血病の予後は？", "ja"),
+    ("What does stage three ovarian cancer mean?", "What does stage III ovarian cancer mean?", "en"),
+    ("Is non–small cell lung cancer caused by smoking?", "Is non-small cell lung cancer caused by smoking?", "en"),
+])
+def test_the_cache_reads_facets_from_the_canonical_text(a, b, language):
+    # the facets guard the cache as well; read from the raw text they would block these paraphrases
+    from criss_rag.lexicon.equivalence import canonical_text
+    from criss_rag.lexicon.facets import extract
+
+    assert extract(canonical_text(a, language), language) == extract(canonical_text(b, language), language)

@@ -395,23 +395,28 @@ def _bind(units: list[Unit]) -> list[Unit]:
     return out
 
 
-_ACRONYM = re.compile(r"(?<![a-z0-9])(" + "|".join(ACRONYMS) + r")(?![a-z0-9])")
+_ACRONYM = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(ACRONYMS) + r")(?![A-Za-z0-9])", re.IGNORECASE)
 _FRAMES = {language: re.compile("|".join(patterns)) for language, patterns in fw.FRAMES.items()}
 
 
-def _expand_acronyms(text: str, language: str) -> str:
+def canonical_text(text: str, language: str) -> str:
+    """``text`` with numbers, stages and signs in one form, abbreviations of cancer names written
+    out in the question's language (NSCLC는 -> 비소세포폐암는) and Korean, Japanese and Chinese
+    question frames removed; case is kept. What the cache reads facets from, too."""
+    text = normalize_numbers(text)
+
     def name(match: re.Match) -> str:
         pad = " " if language == "en" else ""  # a Korean particle stays on its word: NSCLC는
-        return f"{pad}{ACRONYMS[match.group(1)].get(language, match.group(1))}{pad}"
-    return _ACRONYM.sub(name, text)
+        return f"{pad}{ACRONYMS[match.group(1).lower()].get(language, match.group(1))}{pad}"
+
+    text = _ACRONYM.sub(name, text)
+    return _FRAMES[language].sub(" ", text) if language in _FRAMES else text
 
 
 def content_units(text: str, language: str | None = None) -> list[Unit]:
     """The content words and numbers of a question, in order (see the module docstring)."""
     language = language or detect_language(text)
-    text = _expand_acronyms(normalize_numbers(text).lower(), language)
-    if language in _FRAMES:
-        text = _FRAMES[language].sub(" ", text)
+    text = canonical_text(text, language).lower()
     if language == "ko":
         units = _korean_units(text)
     elif language == "ja":

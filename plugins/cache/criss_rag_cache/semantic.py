@@ -21,11 +21,11 @@ from datetime import UTC, datetime
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from criss_rag.text import detect_language
 from criss_rag.types import Answer, CacheHit, CacheScope, Query
 
-from criss_rag.lexicon.equivalence import compare
+from criss_rag.lexicon.equivalence import canonical_text, compare
 from criss_rag.lexicon.facets import Facets, extract
-from criss_rag.lexicon.normalize import normalize_numbers
 from criss_rag_cache.store import CacheFile
 
 
@@ -39,8 +39,9 @@ class Decision:
 
 
 def _facets(query: Query, scope: CacheScope) -> Facets:
-    """The question's facets, read with numbers, stages and signs in one form (stage three = stage III)."""
-    return extract(normalize_numbers(query.text), scope.language or None)
+    """The question's facets, read from its canonical text (stage three = stage III, NSCLC written out)."""
+    language = scope.language or detect_language(query.text)
+    return extract(canonical_text(query.text, language), language)
 
 
 class SemanticCache:
