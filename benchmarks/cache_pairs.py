@@ -59,13 +59,14 @@ def direct(cache, pairs: list[dict], threshold: float) -> dict:
     return results
 
 
-def through_pipeline(config: str, pairs: list[dict], corpus: str, index: str, threshold: float) -> dict:
+def through_pipeline(config: str, pairs: list[dict], corpus: str, index: str, threshold: float | None) -> dict:
     from criss_rag.engine import Engine
 
     cache_dir = Path(tempfile.mkdtemp(prefix="cache-pairs-"))
     overrides = [f"loader={{name: jsonl, path: {json.dumps(str(Path(corpus).resolve()))}}}",
                  f"index.dir={json.dumps(str(Path(index).resolve()))}",
-                 f"cache={{name: semantic, threshold: {threshold}, path: {json.dumps(str(cache_dir / 'answers.sqlite'))}}}"]
+                 f"cache={{name: semantic, {f'threshold: {threshold}, ' if threshold else ''}"
+                 f"path: {json.dumps(str(cache_dir / 'answers.sqlite'))}}}"]
     engine = Engine.open(Pipeline.from_file(config, PluginHost(), overrides), build_if_missing=True)
     cache = engine.cache.cache
     results = {}
@@ -86,8 +87,8 @@ def through_pipeline(config: str, pairs: list[dict], corpus: str, index: str, th
     return results
 
 
-def report(pairs: list[dict], results: dict, threshold: float, show: int) -> None:
-    print(f"\nthreshold {threshold:g}")
+def report(pairs: list[dict], results: dict, threshold: float | None, show: int) -> None:
+    print(f"\nthreshold {threshold if threshold else 'the default'}")
     print("| language | kind | pairs | answered (neither refused) | served from the cache | blocked by: facets / similarity / unmatched words |")
     print("|---|---|---|---|---|---|")
     words: dict[str, Counter] = defaultdict(Counter)
@@ -134,7 +135,7 @@ def main() -> None:
                  .index(p["id"]) < args.per_group]
     with tempfile.TemporaryDirectory() as tmp:
         if args.corpus:
-            for threshold in args.threshold or [0.95]:
+            for threshold in args.threshold or [None]:
                 print(f"pipeline {args.config} over {args.corpus}, {len(pairs)} pairs from {args.pairs}", file=sys.stderr)
                 report(pairs, through_pipeline(args.config, pairs, args.corpus, args.index, threshold), threshold, args.show)
             return
