@@ -7,6 +7,10 @@ plugins read from questions and sentences in English, Korean, Japanese and Chine
   treatments, tests, drugs, biomarkers, directions, timing, negations) per language.
 - :mod:`criss_rag.lexicon.facets`: :func:`~criss_rag.lexicon.facets.extract` reads a question or
   sentence into its medically decisive :class:`~criss_rag.lexicon.facets.Facets`.
+- :mod:`criss_rag.lexicon.equivalence`: :func:`~criss_rag.lexicon.equivalence.compare` decides
+  whether two questions ask the same thing, every content word of each matched in the other
+  (the semantic cache's decision); :mod:`criss_rag.lexicon.synonyms` and
+  :mod:`criss_rag.lexicon.function_words` are its word lists.
 
 Plugins import these (they are part of the plugin surface) instead of keeping copies.
 """
