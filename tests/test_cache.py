@@ -51,8 +51,11 @@ def host() -> PluginHost:
     return PluginHost(strict=True)
 
 
-def semantic_engine(root: Path, host: PluginHost, max_entries: int = 100) -> Engine:
-    pipeline = pipeline_from_yaml(SEMANTIC_YAML.replace("MAX", str(max_entries)), root, host)
+def semantic_engine(root: Path, host: PluginHost, max_entries: int = 100, threshold: float | None = None) -> Engine:
+    yaml = SEMANTIC_YAML.replace("MAX", str(max_entries))
+    if threshold is not None:
+        yaml = yaml.replace("max_entries:", f"threshold: {threshold}, max_entries:")
+    pipeline = pipeline_from_yaml(yaml, root, host)
     return Engine.open(pipeline, build_if_missing=True)
 
 
@@ -85,10 +88,26 @@ def test_a_paraphrase_hits_and_the_hit_is_marked_in_answer_and_trace(root, host)
 def test_a_question_that_only_sounds_alike_misses(root, host):
     engine = semantic_engine(root, host)
     engine.ask(RISK)
-    # MiniLM puts "raises" and "lowers" at 0.91: below the strict default threshold
+    # MiniLM puts "raises" and "lowers" at 0.91, over the default threshold: the words decide
     assert engine.ask("What lowers the risk of liver cancer?").cached is None
     assert engine.ask("What raises the risk of lung cancer?").cached is None  # another cancer: the topic guard
     assert engine.ask("What raised the risk of liver cancer in 2015?").cached is None  # a number: the number guard
+
+
+def test_similarity_is_never_the_decision_an_unmatched_word_blocks_and_is_named(root, host):
+    # with a threshold so low that similarity lets every stored question through, the words decide
+    engine = semantic_engine(root, host, threshold=0.5)
+    stored = "What raises the risk of right-sided liver cancer?"
+    assert not engine.ask(stored).refused
+    other = engine.ask("What raises the risk of left-sided liver cancer?")
+    assert other.cached is None
+    notes = other.trace.stage("cache").notes
+    assert notes["hit"] is False and notes["compared_with"] == stored
+    assert notes["unmatched"] == ["right-sided", "left-sided"]
+    unseen = engine.ask("What zorvatex raises the risk of right-sided liver cancer?")  # a word no list knows
+    assert unseen.cached is None and "zorvatex" in unseen.trace.stage("cache").notes["unmatched"]
+    paraphrase = engine.ask("What increases the risk of getting right-sided liver cancer?")
+    assert paraphrase.cached is not None and paraphrase.cached.original_question == stored
 
 
 def test_another_cancer_filter_or_diagnosis_year_misses(root, host):

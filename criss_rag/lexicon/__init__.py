@@ -13,6 +13,10 @@ plugins read from questions and sentences in English, Korean, Japanese and Chine
   :mod:`~criss_rag.lexicon.terms` (paraphrase-tolerant content terms),
   :mod:`~criss_rag.lexicon.edits` (one changed span in a near copy), :mod:`~criss_rag.lexicon.hanzi`
   (Traditional to Simplified Chinese).
+- :mod:`criss_rag.lexicon.equivalence`: :func:`~criss_rag.lexicon.equivalence.compare` decides
+  whether two questions ask the same thing, every content word of each matched in the other
+  (the semantic cache's decision); :mod:`criss_rag.lexicon.synonyms` and
+  :mod:`criss_rag.lexicon.function_words` are its word lists.
 
 Plugins import these (they are part of the plugin surface) instead of keeping copies.
 """

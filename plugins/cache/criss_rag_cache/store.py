@@ -71,14 +71,14 @@ class CacheFile:
         except sqlite3.DatabaseError as exc:
             raise DataError(f"{path}: not a readable semantic-cache file ({exc}); delete it or name another `path:`") from None
 
-    def candidates(self, scope: str, model: str, guard: str) -> tuple[list[int], np.ndarray]:
-        """Ids and vectors of the rows that may answer: same scope, embedding and guard."""
+    def candidates(self, scope: str, model: str, guard: str) -> tuple[list[int], list[str], np.ndarray]:
+        """Ids, questions and vectors of the rows that may answer: same scope, embedding and guard."""
         with self._lock:
-            rows = self._db.execute("SELECT id, vector FROM entries WHERE scope = ? AND model = ? AND guard = ?",
+            rows = self._db.execute("SELECT id, question, vector FROM entries WHERE scope = ? AND model = ? AND guard = ?",
                                     (scope, model, guard)).fetchall()
         if not rows:
-            return [], np.zeros((0, 0), dtype=np.float32)
-        return [r[0] for r in rows], np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+            return [], [], np.zeros((0, 0), dtype=np.float32)
+        return [r[0] for r in rows], [r[1] for r in rows], np.stack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
 
     def use(self, row_id: int) -> Row | None:
         """The row, marked as just used (LRU)."""
@@ -106,6 +106,12 @@ class CacheFile:
                 "DELETE FROM entries WHERE id IN (SELECT id FROM entries ORDER BY last_used DESC, id DESC LIMIT -1 OFFSET ?)",
                 (self.max_entries,),
             )
+
+    def clear(self) -> None:
+        """Delete every stored answer."""
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("DELETE FROM entries")
 
     def count(self) -> int:
         with self._lock:
