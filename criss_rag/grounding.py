@@ -28,6 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from criss_rag.chinese_script import message_for
 from criss_rag.support import answer_pieces, answer_sentences
 from criss_rag.text import detect_language
 from criss_rag.types import Refusal, RelevanceVerdict, SentenceSupport
@@ -39,6 +40,7 @@ UNSUPPORTED_MESSAGES = {
     "ko": "근거 부족: 답변을 자료로 확인할 수 없어 보여 드리지 않습니다.",
     "ja": "根拠が不十分です：回答を資料で確認できないため、表示しません。",
     "zh": "证据不足：无法用资料核实该回答，因此不予显示。",
+    "zh-Hant": "證據不足：無法用資料核實該回答，因此不予顯示。",
 }
 #: Shown when the evidence (or the answer) does not cover what the question asks.
 OFF_TOPIC_MESSAGES = {
@@ -46,6 +48,7 @@ OFF_TOPIC_MESSAGES = {
     "ko": "근거 부족: 제공된 자료는 이 질문의 내용을 다루지 않습니다.",
     "ja": "根拠が不十分です：参照できる資料はこの質問の内容を扱っていません。",
     "zh": "证据不足：现有资料没有涉及这个问题的内容。",
+    "zh-Hant": "證據不足：現有資料沒有涉及這個問題的內容。",
 }
 
 _END = re.compile(r"([.!?。！？]+[」』）)\"'\]]*)\s*$")
@@ -141,7 +144,7 @@ def _tidy(text: str) -> str:
 def ungrounded(question: str, model: str, verdicts: Sequence[SentenceSupport], grounded: Grounded,
                cited: bool) -> Refusal | None:
     """The refusal an answer earns after the policy: withheld, no supported sentence, nothing cited."""
-    message = UNSUPPORTED_MESSAGES.get(detect_language(question), UNSUPPORTED_MESSAGES["en"])
+    message = message_for(UNSUPPORTED_MESSAGES, detect_language(question), question)
     unsupported = sum(not v.supported for v in verdicts)
     if grounded.withheld:
         return Refusal("unsupported_sentence", f"{unsupported} of {len(verdicts)} sentence(s) of the answer of "
@@ -162,7 +165,7 @@ def off_topic(question: str, verdict: RelevanceVerdict) -> Refusal:
     return Refusal("off_topic_evidence" if verdict.checked == "evidence" else "off_topic_answer",
                    f"{where} covers {verdict.score:.0%} of the question's content words, at least "
                    f"{verdict.threshold:.0%} required (not covered: {missing})",
-                   OFF_TOPIC_MESSAGES.get(detect_language(question), OFF_TOPIC_MESSAGES["en"]))
+                   message_for(OFF_TOPIC_MESSAGES, detect_language(question), question))
 
 
 class SentenceGate:

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from criss_rag.context import ComponentContext
+from criss_rag.chinese_script import message_for
 from criss_rag.text import detect_language
 from criss_rag.types import Context, Evidence, Hit, Query, Refusal
 from criss_rag_basic.languages import hit_language
@@ -20,6 +21,7 @@ DEFAULT_REFUSALS = {
     "ko": "근거 부족: 제공된 자료에서 이 질문에 대한 답을 찾을 수 없습니다.",
     "ja": "根拠が不十分です：参照できる資料にはこの質問への答えがありません。",
     "zh": "证据不足：现有资料无法回答这个问题。",
+    "zh-Hant": "證據不足：現有資料無法回答這個問題。",
 }
 
 #: Words that name a cancer (regular expressions, case-insensitive), in English, Korean, Japanese
@@ -90,7 +92,8 @@ class EvidenceThreshold:
         )
         message: dict[str, str] = Field(
             default_factory=lambda: dict(DEFAULT_REFUSALS),
-            description="refusal text per question language (en, ko, ja, zh); en is the fallback",
+            description="refusal text per question language (en, ko, ja, zh; zh-Hant for a question in Traditional "
+            "Chinese, else zh); en is the fallback",
         )
         no_evidence_message: dict[str, str] | None = Field(
             None, description="refusal text when nothing at all was retrieved (e.g. 'No references'); default: `message`"
@@ -201,7 +204,7 @@ class EvidenceThreshold:
         messages = self.params.message
         if reason == "no_evidence" and self.params.no_evidence_message:
             messages = self.params.no_evidence_message
-        text = messages.get(language) or messages.get("en") or DEFAULT_REFUSALS["en"]
+        text = message_for({"en": DEFAULT_REFUSALS["en"], **messages}, language, query.text)
         return Refusal(reason, detail, text)
 
     def decide(self, query: Query, hits: list[Hit]) -> Refusal | None:
