@@ -67,3 +67,16 @@ def test_spread_markers():
 ])
 def test_intent_verbs(question, intent):
     assert intent in INTENTS.detect(question)
+
+
+def test_cancer_name_terms_names_a_described_cancer_in_the_questions_language():
+    from criss_rag.types import Query
+    from criss_rag_domain.cancer_names import CancerNameTerms
+
+    transform = CancerNameTerms(CancerNameTerms.Params(), None)
+    assert transform.terms("이자에 암이 생기면 등까지 아플 수 있나요?") == ["췌장암"]
+    assert transform.terms("すい臓にできた悪性腫瘍は取り除けますか") == ["膵臓がん"]
+    assert transform.terms("胰臟的腫瘤可以切除嗎？") == ["胰腺癌"]
+    assert transform.terms("췌장암 증상") == [] and transform.terms("밥통이 아파요") == []
+    query = transform.transform(Query("허파에 생긴 종양은 수술할 수 있나요?"))
+    assert query.text == "허파에 생긴 종양은 수술할 수 있나요?" and query.search_text.endswith(" 폐암")

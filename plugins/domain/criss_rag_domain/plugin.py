@@ -19,3 +19,4 @@ def register_rerankers(register):
 @hookimpl
 def register_query_transforms(register):
     register("cross-lingual-terms", "criss_rag_domain.cross_lingual:CrossLingualTerms")
+    register("cancer-name-terms", "criss_rag_domain.cancer_names:CancerNameTerms")
