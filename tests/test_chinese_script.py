@@ -77,3 +77,21 @@ def test_llm_prompt_names_traditional_chinese_and_its_refusal():
     assert values["language_name"] == "Traditional Chinese" and values["refusal"] == "證據不足"
     values = template.variables(Query(SIMPLIFIED), Context(evidence=(), text=""))
     assert values["language_name"] == "Chinese" and values["refusal"] == "证据不足"
+
+
+def test_language_match_prefers_evidence_in_the_questions_language():
+    from criss_rag.types import Hit, Query
+    from criss_rag_basic.language_match import LanguageMatch
+
+    def hit(doc_id: str, lang: str, score: float) -> Hit:
+        from criss_rag.types import text_node
+        from llama_index.core.schema import NodeWithScore
+
+        return Hit(NodeWithScore(node=text_node(f"{doc_id}-0", "text", doc_id=doc_id, lang=lang), score=score))
+
+    rerank = LanguageMatch(LanguageMatch.Params(weight=1.3), None).rerank
+    hits = [hit("zh-page", "zh", 0.10), hit("ja-page", "ja", 0.08)]
+    assert [h.doc_id for h in rerank(Query("早期の大腸がんは内視鏡で取れますか"), hits)] == ["ja-page", "zh-page"]
+    assert [h.doc_id for h in rerank(Query("大肠癌早期能切除吗"), hits)] == ["zh-page", "ja-page"]
+    english = [hit("a", "en", 0.2), hit("b", "en", 0.1)]
+    assert rerank(Query("위암 치료"), english) == english  # nothing in the question's language: unchanged
