@@ -1,5 +1,5 @@
-"""Korean and Japanese retrieval: pipelines and embeddings side by side, one `criss-rag eval
-retrieval` command per row, scored from its per-question output (recall@1/3/5, MRR@10, hit@1).
+"""Korean, Japanese and Chinese retrieval: pipelines and embeddings side by side, one `criss-rag
+eval retrieval` command per row, scored from its per-question output (recall@1/3/5, MRR@10, hit@1).
 
     python benchmarks/cjk_retrieval.py                      # the example corpus, dev questions
     python benchmarks/cjk_retrieval.py --split test         # the held-out questions (no tuning on them)
@@ -7,6 +7,13 @@ retrieval` command per row, scored from its per-question output (recall@1/3/5, M
     python benchmarks/cjk_retrieval.py --xling              # KO/JA translations of MedQuAD dev questions
                                                             # over the English MedQuAD corpus
     python benchmarks/cjk_retrieval.py --xling --split test # the held-out translations
+    python benchmarks/cjk_retrieval.py --only 0 --questions examples/eval/zh_dev.jsonl \
+        examples/eval/ko_para_dev.jsonl examples/eval/ja_para_dev.jsonl   # any question files
+    python benchmarks/cjk_retrieval.py --xling --only 0 --questions examples/eval/medquad_xling_zh.jsonl
+
+A question file's language is its rows' `lang`. Over the example corpus, a question whose gold
+list names the same page in several languages (ncc-1-2-en, ncc-1-2-ko, ncc-1-2-ja) accepts that
+page in any language, the Chinese one (ncc-1-2-zh) included.
 
 Rows are printed as Markdown with the command of each; the question sets are in examples/eval/.
 """
@@ -15,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,7 +30,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = str(ROOT / ".venv" / "bin" / "criss-rag")
+CLI = str(ROOT / ".venv" / "bin" / "criss-rag") if (ROOT / ".venv").is_dir() else (shutil.which("criss-rag") or "criss-rag")
 BM25 = "{name: bm25, analyzer: standard, k1: 1.2, b: 0.75, repeat_fields: {title: 2}, top_k: 30}"
 MINILM = "{name: faiss, top_k: 30}"
 E5 = "{name: faiss, label: e5, embedding: {name: multilingual-e5}, top_k: 30}"
@@ -68,21 +76,50 @@ def score(rows: list[dict]) -> dict[str, float]:
     return {"recall@1": within(1), "recall@3": within(3), "recall@5": within(5), "mrr@10": mrr, "n": n}
 
 
+def any_language_gold(questions: Path, tmp: Path) -> Path:
+    """``questions`` with each gold list that names one page in several languages extended to the
+    page's other language versions (en, ko, ja, zh); the file itself when nothing changes."""
+    rows = [json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines() if line.strip()]
+    changed = False
+    for row in rows:
+        gold = row.get("gold_doc_ids") or []
+        pages = {g.rsplit("-", 1)[0] for g in gold if g.startswith("ncc-")}
+        if len(pages) == 1 and len(gold) > 1:
+            page = pages.pop()
+            row["gold_doc_ids"] = [f"{page}-{lang}" for lang in ("en", "ko", "ja", "zh")]
+            changed = True
+    if not changed:
+        return questions
+    out = tmp / questions.name
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return out
+
+
 def run(config: str, questions: Path, overrides: list[str], corpus: str | None) -> tuple[dict[str, float], float, list[str]]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "rows.jsonl"
-        command = [CLI, "eval", "retrieval", config, "--questions", str(questions), "--k", "5", "--out", str(out)]
+        asked = questions if corpus else any_language_gold(questions, Path(tmp))
+        command = [CLI, "eval", "retrieval", config, "--questions", str(asked), "--k", "5", "--out", str(out)]
         if corpus:
             command += ["--corpus", corpus]
         for item in overrides:
             command += ["--set", item]
         started = time.perf_counter()
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        done = subprocess.run(command + EXTRA_SETS, cwd=ROOT, capture_output=True, text=True)
         seconds = time.perf_counter() - started
         if done.returncode != 0:
             sys.exit(f"failed: {' '.join(command)}\n{done.stderr[-2000:]}")
         rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line.strip()]
+    command[command.index("--questions") + 1] = str(questions)
     return score(rows), seconds, command
+
+
+EXTRA_SETS: list[str] = []
+
+
+def _language(path: Path) -> str:
+    first = next(line for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    return str(json.loads(first).get("lang", path.stem.split("_")[0]))
 
 
 def shown(command: list[str]) -> str:
@@ -107,7 +144,12 @@ def main() -> None:
     parser.add_argument("--xling", action="store_true", help="KO/JA questions over the English MedQuAD corpus")
     parser.add_argument("--data", default="../shared/data/medquad-cancergov")
     parser.add_argument("--only", type=int, nargs="*", help="row numbers to run (0-based)")
+    parser.add_argument("--questions", type=Path, nargs="+",
+                        help="question files to run instead of the split's Korean and Japanese sets")
+    parser.add_argument("--set", dest="extra_sets", action="append", default=[],
+                        help="a further --set for every command (e.g. index.dir=/tmp/index)")
     args = parser.parse_args()
+    EXTRA_SETS.extend(x for item in args.extra_sets for x in ("--set", item))
 
     if args.xling and args.split == "test_b":
         sys.exit("--xling has dev and test sets only")
@@ -118,6 +160,8 @@ def main() -> None:
     else:
         sets = [(lang, ROOT / f"examples/eval/{lang}_{args.split}.jsonl") for lang in ("ko", "ja")]
         variants, corpus = [*VARIANTS, NCC], None
+    if args.questions:
+        sets = [(_language(path), path.resolve()) for path in args.questions]
     print("| variant | language | recall@1 (hit@1) | recall@3 | recall@5 | MRR@10 | n | wall s |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     commands = []

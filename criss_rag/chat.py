@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
+from criss_rag.chinese_script import chinese_script
 from criss_rag.config.model import ChatSettings
 from criss_rag.errors import DataError
 from criss_rag.text import detect_language
@@ -64,7 +65,7 @@ _EN_SKIP = {"the", "a", "an", "of", "for", "about", "is", "are", "what", "how", 
 _EN_TOPIC = re.compile(rf"((?:[A-Za-z][\w'-]*\s+){{0,3}}?)\b({_EN_HEAD})\b", re.IGNORECASE)
 _KO_TOPIC = re.compile(r"[가-힣]*(?:암|종양|백혈병|림프종|육종)(?=[은는이가을를의에도과와만으로]|\s|$|[?.!,])")
 _JA_TOPIC = re.compile(r"[一-龥々ァ-ヶー]+(?:がん|ガン|癌|腫瘍|肉腫|白血病|リンパ腫|腫)|[一-龥々ァ-ヶー]*(?:がん|癌)")
-_ZH_TOPIC = re.compile(r"[一-龥]+(?:癌|肿瘤|白血病|淋巴瘤|肉瘤)")
+_ZH_TOPIC = re.compile(r"[一-龥]+(?:癌|肿瘤|腫瘤|白血病|淋巴瘤|肉瘤)")
 
 
 def find_topic(text: str) -> str | None:
@@ -98,8 +99,8 @@ _KO_LEAD = re.compile(r"^\s*(?:그럼|그러면|그리고|그런데|그럼요|�
 _KO_REFER = re.compile(r"그것|이것|그 암|이 암|그 병|이 병|그 종양")
 _JA_LEAD = re.compile(r"^\s*(?:それでは|では|じゃあ|それで|あと|また|それなら)[、,\s]*")
 _JA_REFER = re.compile(r"それ|その病気|このがん|そのがん|この病気")
-_ZH_LEAD = re.compile(r"^\s*(?:那么|那|还有|另外)[，,\s]*")
-_ZH_REFER = re.compile(r"它|这种癌|这种病|该病")
+_ZH_LEAD = re.compile(r"^\s*(?:那么|那麼|那|还有|還有|另外)[，,\s]*")
+_ZH_REFER = re.compile(r"它|这种癌|這種癌|这种病|這種病|该病|該病")
 _SHORT = {"en": 4, "ko": 12, "ja": 12, "zh": 8}  # words (en) or characters: shorter messages lean on context
 
 
@@ -140,7 +141,8 @@ def condense_offline(message: str, earlier_questions: list[str]) -> tuple[str, s
         else:
             body = re.sub(r"\s*\?*\s*$", "", body) + f" for {topic}?"
         return body[:1].upper() + body[1:], topic
-    joiner = {"ko": "{t} {b}", "ja": "{t}について、{b}", "zh": "关于{t}，{b}"}[language]
+    zh_about = "關於{t}，{b}" if chinese_script(message) == "zh-Hant" else "关于{t}，{b}"
+    joiner = {"ko": "{t} {b}", "ja": "{t}について、{b}", "zh": zh_about}[language]
     refer = {"ko": _KO_REFER, "ja": _JA_REFER, "zh": _ZH_REFER}[language]
     if refer.search(body):
         return refer.sub(topic, body, count=1), topic

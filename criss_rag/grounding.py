@@ -28,6 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from criss_rag.chinese_script import message_for
 from criss_rag.refusal_messages import OFF_TOPIC, UNSUPPORTED
 from criss_rag.support import answer_pieces, answer_sentences
 from criss_rag.text import detect_language
@@ -129,7 +130,7 @@ def _tidy(text: str) -> str:
 def ungrounded(question: str, model: str, verdicts: Sequence[SentenceSupport], grounded: Grounded,
                cited: bool) -> Refusal | None:
     """The refusal an answer earns after the policy: withheld, no supported sentence, nothing cited."""
-    message = UNSUPPORTED_MESSAGES.get(detect_language(question), UNSUPPORTED_MESSAGES["en"])
+    message = message_for(UNSUPPORTED_MESSAGES, detect_language(question), question)
     unsupported = sum(not v.supported for v in verdicts)
     if grounded.withheld:
         return Refusal("unsupported_sentence", f"{unsupported} of {len(verdicts)} sentence(s) of the answer of "
@@ -167,7 +168,7 @@ def off_topic(question: str, verdict: RelevanceVerdict) -> Refusal:
     return Refusal("off_topic_evidence" if verdict.checked == "evidence" else "off_topic_answer",
                    f"{where} covers {verdict.score:.0%} of the question's content words, at least "
                    f"{verdict.threshold:.0%} required (not covered: {missing})",
-                   OFF_TOPIC_MESSAGES.get(detect_language(question), OFF_TOPIC_MESSAGES["en"]))
+                   message_for(OFF_TOPIC_MESSAGES, detect_language(question), question))
 
 
 class SentenceGate:

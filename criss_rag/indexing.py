@@ -192,8 +192,8 @@ def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Pr
     warnings = [f"{stage}: {warning}" for stage, warning in pipeline.check_corpus(chunks).items()]  # strict filters raise
     warnings = [f"loader: {item}: {message}"  # e.g. pypdf's, instead of raw on stderr
                 for item, message in getattr(pipeline.one("loader"), "warnings", None) or []] + warnings
-    for warning in warnings:
-        log.warning("%s", warning)
+    for warning in warnings:  # the report carries them (`criss-rag ingest` prints it): logged below WARNING,
+        log.info("%s", warning)  # so that a warning is shown once, not also by logging's last-resort handler
     table = _new_table(documents, hashes, by_doc, previous.table if incremental else None)
     embedded_before = pipeline.embedded_total
     # 3. `new_chunks` is everything this run embeds: computed ahead on an executor (a no-op locally),

@@ -387,10 +387,10 @@ def example_documents():
 
 
 def test_example_corpus_counts(example_documents):
-    assert len(example_documents) == 72
-    assert len({d.doc_id for d in example_documents}) == 72
-    assert Counter(d.metadata["lang"] for d in example_documents) == {"en": 36, "ko": 18, "ja": 18}
-    assert all(re.fullmatch(r"ncc-\w+-\w+-(en|ko|ja)", d.doc_id) for d in example_documents)
+    assert len(example_documents) == 90
+    assert len({d.doc_id for d in example_documents}) == 90
+    assert Counter(d.metadata["lang"] for d in example_documents) == {"en": 36, "ko": 18, "ja": 18, "zh": 18}
+    assert all(re.fullmatch(r"ncc-\w+-\w+-(en|ko|ja|zh)", d.doc_id) for d in example_documents)
 
 
 def test_example_corpus_is_clean_and_sectioned(example_documents):

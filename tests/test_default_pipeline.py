@@ -26,8 +26,8 @@ QUESTIONS = read_jsonl(EXAMPLES / "questions.jsonl")
 CJK_DEV = [q for lang in ("ko", "ja") for q in read_jsonl(EXAMPLES / "eval" / f"{lang}_dev.jsonl") if q["qid"].endswith("-2")]
 CJK_OUT_OF_SCOPE = [q for lang in ("ko", "ja") for q in read_jsonl(EXAMPLES / "eval" / f"{lang}_out_of_scope_dev.jsonl")]
 CANCER_IDS = {"liver": "1", "colorectal": "2", "gastric": "3", "breast": "4", "pancreatic": "5", "lung": "6"}
-STAGES = ["transform:request-terms", "transform:cross-lingual-terms", "retrieve:bm25", "retrieve:faiss", "retrieve:e5", "fusion", "reranker:section-intent",
-          "reranker:cancer-type-boost", "refusal", "context",
+STAGES = ["transform:request-terms", "transform:cross-lingual-terms", "transform:cancer-name-terms", "retrieve:bm25", "retrieve:faiss", "retrieve:e5", "fusion", "reranker:section-intent",
+          "reranker:cancer-type-boost", "reranker:language-match", "refusal", "context",
           "relevance:evidence", "generate", "cite", "relevance:answer"]
 
 
@@ -41,7 +41,7 @@ def pipeline(tmp_path_factory):
 @pytest.fixture(scope="module")
 def engine(pipeline):
     report = ingest(pipeline)
-    assert report.built and report.documents == 72 and report.chunks > 72
+    assert report.built and report.documents == 90 and report.chunks > 90
     return Engine.open(pipeline)
 
 
@@ -88,6 +88,25 @@ def test_korean_question_gets_korean_evidence_and_notice(engine):
     assert answer.text.startswith("출처에서 발췌한 문장입니다")
     assert "ncc-3-5-ko" in {c.doc_id for c in answer.citations}  # gastric cancer: treatment, Korean
     assert all(c.doc_id.endswith("-ko") for c in answer.citations)
+
+
+@pytest.mark.parametrize(("question", "doc_id", "notice"), [
+    # Traditional question over a Traditional document, Simplified over Simplified, and across
+    ("乳癌手術後還需要做放射治療嗎？", "ncc-4-5-zh", "以下摘自來源"),
+    ("胰腺癌有哪些症状？", "ncc-5-2-zh", "以下摘自来源"),
+])
+def test_chinese_question_is_answered_in_its_language_and_script(engine, question, doc_id, notice):
+    answer = engine.ask(question)
+    assert not answer.refused, answer.refusal_detail
+    assert answer.text.startswith(notice)
+    assert answer.citations[0].doc_id == doc_id
+
+
+def test_chinese_refusal_is_in_the_readers_script(engine):
+    traditional = engine.ask("我家的貓最近不太吃東西，應該帶牠去看獸醫嗎？")
+    simplified = engine.ask("我家的猫最近不太吃东西，应该带它去看兽医吗？")
+    assert traditional.refused and simplified.refused
+    assert traditional.text.startswith("證據不足") and simplified.text.startswith("证据不足")
 
 
 def test_trace_shows_every_stage(engine):

@@ -78,6 +78,7 @@ def known_names(config: PipelineConfig) -> dict[str, dict[str, str]]:
         known["llm"][key] = cc.name
     for language in LANGUAGES:
         known["language"][language] = "question language"
+    known["language"]["zh-Hant"] = "a Chinese question written in Traditional characters (messages)"
     return known
 
 

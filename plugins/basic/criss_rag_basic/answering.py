@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
 from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE
+from criss_rag.chinese_script import message_for
 from criss_rag.text import detect_language
 from criss_rag.types import Context, Evidence, Hit, Query, Refusal
 from criss_rag_basic.languages import hit_language
@@ -92,7 +93,8 @@ class EvidenceThreshold:
         )
         message: dict[str, str] = Field(
             default_factory=lambda: dict(DEFAULT_REFUSALS),
-            description="refusal text per question language (en, ko, ja, zh); en is the fallback",
+            description="refusal text per question language (en, ko, ja, zh; zh-Hant for a question in Traditional "
+            "Chinese, else zh); en is the fallback",
             json_schema_extra=refers_to(keys="language"),
         )
         no_evidence_message: dict[str, str] | None = Field(
@@ -205,7 +207,7 @@ class EvidenceThreshold:
         messages = self.params.message
         if reason == "no_evidence" and self.params.no_evidence_message:
             messages = self.params.no_evidence_message
-        text = messages.get(language) or messages.get("en") or DEFAULT_REFUSALS["en"]
+        text = message_for({"en": DEFAULT_REFUSALS["en"], **messages}, language, query.text)
         return Refusal(reason, detail, text)
 
     def skipped_checks(self, query: Query, hits: list[Hit]) -> list[str]:

@@ -10,10 +10,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.config.references import refers_to
+from criss_rag.chinese_script import message_for
 from criss_rag.context import ComponentContext
 from criss_rag.relevance import FILLER_WORDS
 from criss_rag.text import detect_language, split_sentences
@@ -25,6 +27,7 @@ NOTICES = {
     "ko": "출처에서 발췌한 문장입니다 (생성된 답변이 아닌 인용입니다):",
     "ja": "出典からの抜粋です（生成された回答ではなく、引用です）：",
     "zh": "以下摘自来源（引用原文，并非生成的回答）：",
+    "zh-Hant": "以下摘自來源（引用原文，並非生成的回答）：",
 }
 
 _HEADING_LINE = re.compile(r"^\s*#+\s")
@@ -45,9 +48,12 @@ class ExtractiveGenerator:
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         max_sentences: int = Field(3, ge=1, description="how many sentences to quote")
-        analyzer: str = Field("standard", description="analyzer used to match question and sentences")
+        analyzer: str | dict[str, Any] = Field(
+            "standard", description="analyzer used to match question and sentences (a name, or {name: ..., params})"
+        )
         min_sentence_chars: int = Field(20, ge=1, description="shorter fragments (headings) are skipped")
-        notice: dict[str, str] = Field(default_factory=lambda: dict(NOTICES), description="opening line per language",
+        notice: dict[str, str] = Field(default_factory=lambda: dict(NOTICES), description="opening line per language "
+                                       "(en, ko, ja, zh; zh-Hant for a question in Traditional Chinese, else zh)",
                                        json_schema_extra=refers_to(keys="language"))
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
@@ -126,10 +132,11 @@ class ExtractiveGenerator:
         chosen.sort(key=lambda c: (c[0], c[1]))
         quotes = with_their_lists([(number, position, sentence) for number, position, sentence, _ in chosen], units)
         language = detect_language(query.text)
-        notice = self.params.notice.get(language) or self.params.notice.get("en", "")
+        notice = message_for({"en": "", **self.params.notice}, language, query.text)
         # a question answered from passages in another language says so (cross-lingual retrieval)
         quoted = {number for number, *_ in chosen}
-        note = evidence_language_note(language, [hit_language(e.hit) for e in context.evidence if e.number in quoted])
+        note = evidence_language_note(language, [hit_language(e.hit) for e in context.evidence if e.number in quoted],
+                                      query.text)
         notice = f"{notice}\n{note}" if note else notice
         body = quoted_body(quotes)
         return Generation(text=f"{notice}\n{body}".strip() if body else "", model="extractive (no LLM)")

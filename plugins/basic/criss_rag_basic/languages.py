@@ -3,6 +3,7 @@ written in another language than the question (a Korean question answered from E
 
 from __future__ import annotations
 
+from criss_rag.chinese_script import message_for
 from criss_rag.text import detect_language
 from criss_rag.types import Hit
 
@@ -14,12 +15,14 @@ _NAMES = {
     "ja": {"en": "Japanese", "ko": "일본어", "ja": "日本語", "zh": "日语"},
     "zh": {"en": "Chinese", "ko": "중국어", "ja": "中国語", "zh": "中文"},
 }
+_TRADITIONAL_NAMES = {"en": "英語", "ko": "韓語", "ja": "日語", "zh": "中文"}
 # lead-ins (they end with a colon), so the sentence check reads them as layout, not as claims
 _NOTES = {
     "en": "The evidence below is in {language}; it is quoted as written:",
     "ko": "아래 근거 자료는 {language}로 되어 있어 원문 그대로 인용합니다:",
     "ja": "以下の根拠資料は{language}で書かれているため、原文のまま引用します：",
     "zh": "以下证据为{language}资料，按原文引用：",
+    "zh-Hant": "以下證據為{language}資料，按原文引用：",
 }
 
 
@@ -32,11 +35,13 @@ def hit_language(hit: Hit) -> str:
     return detect_language(f"{hit.metadata.get('title', '')}\n{hit.text[:400]}")
 
 
-def evidence_language_note(question_language: str, evidence_languages: list[str]) -> str:
-    """A sentence in the question's language naming the evidence's language, or ``""`` when some
-    evidence is in the question's language (or there is none)."""
+def evidence_language_note(question_language: str, evidence_languages: list[str], question: str = "") -> str:
+    """A sentence in the question's language (and, for Chinese, the script of ``question``) naming
+    the evidence's language, or ``""`` when some evidence is in the question's language (or there is none)."""
     if not evidence_languages or question_language in evidence_languages:
         return ""
     main = max(dict.fromkeys(evidence_languages), key=evidence_languages.count)
-    template = _NOTES.get(question_language, _NOTES["en"])
-    return template.format(language=_NAMES[main].get(question_language, _NAMES[main]["en"]))
+    template = message_for(_NOTES, question_language, question)
+    traditional = template is _NOTES.get("zh-Hant")
+    name = _TRADITIONAL_NAMES[main] if traditional else _NAMES[main].get(question_language, _NAMES[main]["en"])
+    return template.format(language=name)

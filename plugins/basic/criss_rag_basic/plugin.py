@@ -53,6 +53,7 @@ def register_filters(register):
 def register_rerankers(register):
     register("truncate", "criss_rag_basic.ranking:Truncate")
     register("metadata-boost", "criss_rag_basic.ranking:MetadataBoost")
+    register("language-match", "criss_rag_basic.language_match:LanguageMatch")
 
 
 @hookimpl

@@ -38,7 +38,8 @@ log = logging.getLogger("criss_rag_crawl")
 MEDICAL, NON_MEDICAL, UNKNOWN = "medical", "non-medical", "unknown"
 
 #: Medical terms, English (matched as lower-case words or word starts), Japanese, Korean and
-#: Chinese (matched as substrings). Small on purpose: a page of a cancer guideline uses several.
+#: Chinese, Simplified and Traditional (matched as substrings). Small on purpose: a page of a cancer
+#: guideline uses several.
 MEDICAL_TERMS = {
     "en": ("cancer", "tumor", "tumour", "carcinoma", "neoplasm", "malignan", "metasta", "chemotherap",
            "radiotherap", "radiation therapy", "surgery", "surgical", "resection", "biopsy", "diagnos",
@@ -50,7 +51,10 @@ MEDICAL_TERMS = {
     "ko": ("암", "종양", "악성", "전이", "재발", "치료", "수술", "절제", "항암", "화학요법", "방사선", "진단",
            "검사", "증상", "예후", "병기", "생존", "환자", "임상", "병리", "조직검사", "부작용", "림프절"),
     "zh": ("癌", "肿瘤", "恶性", "转移", "复发", "治疗", "手术", "切除", "化疗", "放疗", "放射", "诊断", "检查",
-           "症状", "预后", "分期", "生存", "患者", "临床", "病理", "活检", "副作用", "推荐", "淋巴结", "术后", "术前"),
+           "症状", "预后", "分期", "生存", "患者", "临床", "病理", "活检", "副作用", "推荐", "淋巴结", "术后", "术前",
+           # Traditional Chinese forms of the terms written differently
+           "腫瘤", "惡性", "轉移", "復發", "治療", "化療", "放療", "診斷", "檢查", "預後", "臨床", "活檢", "推薦",
+           "淋巴結", "術後", "術前"),
 }
 #: URL path words of guideline content (they overrule site words, rule 3).
 GUIDELINE_PATH_WORDS = ("cq", "chapter", "clinical", "treatment", "diagnosis", "therapy", "guideline", "section",

@@ -24,7 +24,7 @@ from criss_rag_crawl.reviewed import ReviewedPages, ReviewSettings
 from criss_rag_crawl.sheet import check_sheet_path, write_sheet
 from criss_rag_crawl.urls import TRACKING_PARAMS, Scope, check_web_url
 
-CRAWL_ONLY = ("scope", "max_pages", "max_seconds", "drop_param", "min_text_chars", "max_link_ratio", "min_medical_terms", "config", "llm_key")
+CRAWL_ONLY = ("scope", "depth", "sitemap", "max_pages", "max_seconds", "drop_param", "min_text_chars", "max_link_ratio", "min_medical_terms", "config", "llm_key")
 REVIEW_ONLY = ("keep_language", "keep_chars", "no_digits", "no_punctuation", "unreviewed", "offline")
 
 
@@ -56,8 +56,12 @@ def _default(model: type, name: str) -> Any:
               help="skip pages larger than this")
 @click.option("--max-redirects", type=click.IntRange(min=0), default=_default(FetchSettings, "max_redirects"),
               show_default=True, help="redirects followed per page")
+@click.option("--depth", type=click.IntRange(min=1), default=1, show_default=True,
+              help="link levels to follow, breadth-first: 1 = the table of contents' links, 2 = also the links "
+              "on those pages (e.g. a section's sidebar), ...; each page once")
+@click.option("--sitemap", is_flag=True, help="also queue the pages listed by the scope's sitemap.xml (level 1)")
 @click.option("--max-pages", type=click.IntRange(min=0), default=500, show_default=True,
-              help="fetch at most this many linked pages")
+              help="fetch at most this many pages in all (every level)")
 @click.option("--max-seconds", type=click.FloatRange(min=0, min_open=True), default=None,
               help="the crawl's total time budget: pages not started when it runs out are `not-fetched` (default: none)")
 @click.option("--drop-param", multiple=True, help="a further query parameter to drop when normalising links "
@@ -92,6 +96,7 @@ def crawl_command(ctx: click.Context, toc_url: str | None, out: Path, reviewed: 
 
     \b
     criss-rag crawl https://example.org/guideline/toc.html --out urls.xlsx
+    criss-rag crawl https://example.org/docs/ --depth 3 --out urls.xlsx
     criss-rag crawl --reviewed urls.xlsx --out corpus.jsonl --keep-language ja
     """
     if (toc_url is None) == (reviewed is None):
@@ -118,7 +123,8 @@ def _crawl(ctx: click.Context, toc_url: str, out: Path, fetch: FetchSettings, dr
         heuristic=HeuristicSettings(min_text_chars=options["min_text_chars"], max_link_ratio=options["max_link_ratio"],
                                     min_medical_terms=options["min_medical_terms"]),
         drop_params=TRACKING_PARAMS + tuple(options["drop_param"]), drop_tags=drop_tags,
-        max_pages=options["max_pages"], max_seconds=options["max_seconds"], llm=llm, progress=not options["quiet"],
+        max_pages=options["max_pages"], max_seconds=options["max_seconds"], depth=options["depth"],
+        sitemap=options["sitemap"], llm=llm, progress=not options["quiet"],
     )
     fetcher = Fetcher(fetch, Scope.of(toc_url, options["scope"]))
     cache = PageCache(options["cache"] or cache_path_for(out))

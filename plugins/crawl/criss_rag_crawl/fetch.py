@@ -127,6 +127,7 @@ class Fetcher:
         self.requests_made = 0
         self._deadline: float | None = None  # monotonic time the page being fetched must be done by
         self._deadline_why = ""
+        self._types: tuple[str, ...] = HTML_TYPES  # media types the page being fetched may have
 
     # -- robots.txt -------------------------------------------------------------------------------
     def robots_verdict(self, url: str) -> tuple[str, str] | None:
@@ -163,17 +164,19 @@ class Fetcher:
         return rules, ""
 
     # -- pages --------------------------------------------------------------------------------------
-    def fetch(self, url: str, deadline: float | None = None) -> FetchResult:
+    def fetch(self, url: str, deadline: float | None = None, types: tuple[str, ...] = HTML_TYPES) -> FetchResult:
         """Fetch one normalised URL inside the scope, following redirects inside the scope, within
-        ``page_timeout`` seconds (or by ``deadline``, a ``time.monotonic()`` value, if earlier)."""
+        ``page_timeout`` seconds (or by ``deadline``, a ``time.monotonic()`` value, if earlier).
+        A response whose media type is not one of ``types`` is ``not-html``."""
         own = time.monotonic() + self.settings.page_timeout
         self._deadline = min(own, deadline) if deadline is not None else own
         self._deadline_why = (f"the page took longer than --page-timeout {self.settings.page_timeout:g}s"
                               if self._deadline == own else "the crawl's time budget (--max-seconds) ran out")
+        self._types = types
         try:
             return self._fetch(url)
         finally:
-            self._deadline = None
+            self._deadline, self._types = None, HTML_TYPES
 
     def _fetch(self, url: str) -> FetchResult:
         current = _cleaned(url)
@@ -247,7 +250,7 @@ class Fetcher:
             result.status, result.detail = "http-error", f"HTTP {response.status_code} {response.reason or ''}".strip()
             return None
         mime = result.content_type.split(";")[0].strip().lower()
-        if mime not in HTML_TYPES:
+        if mime not in self._types:
             result.status, result.detail = "not-html", f"content type {mime or '(none)'}: only HTML pages are read"
             return None
         declared = response.headers.get("Content-Length", "")

@@ -25,7 +25,8 @@ _FORMULA_START = ("=", "+", "-", "@")
 
 @dataclass
 class Row:
-    """One URL found on the table of contents (column order = spreadsheet order)."""
+    """One URL found by the crawl (column order = spreadsheet order); ``depth`` is the number of links
+    from the table of contents (0 for itself), ``linked_from`` the page (or sitemap) that listed it."""
 
     url: str
     status: str = ""
@@ -36,6 +37,8 @@ class Row:
     link_ratio: float | str = ""
     medical_terms: int | str = ""
     link_text: str = ""
+    depth: int | str = ""
+    linked_from: str = ""
     http_status: int | str = ""
     content_type: str = ""
     charset: str = ""
@@ -91,7 +94,7 @@ def write_sheet(path: Path, rows: Iterable[Row]) -> None:
         cell.font = Font(bold=True)
     sheet.freeze_panes = "B2"
     sheet.auto_filter.ref = sheet.dimensions
-    widths = {"url": 50, "title": 40, "reason": 60, "final_url": 40, "link_text": 30, "reviewer_note": 40}
+    widths = {"url": 50, "title": 40, "reason": 60, "final_url": 40, "link_text": 30, "linked_from": 40, "reviewer_note": 40}
     for i, column in enumerate(COLUMNS, start=1):
         sheet.column_dimensions[sheet.cell(1, i).column_letter].width = widths.get(column, 14)
     keep = sheet.cell(1, COLUMNS.index("keep") + 1).column_letter

@@ -7,7 +7,8 @@ name one page once:
   its ``<base href>``);
 - the scheme and host are lower-cased, and a default port (``:80`` for http, ``:443`` for https)
   is dropped;
-- the path is cleaned as RFC 3986 says (section 6.2.2): percent-encoded unreserved characters are
+- the path is cleaned as RFC 3986 says (section 6.2.2): non-ASCII characters (a CJK path written
+  as is) are percent-encoded as UTF-8, percent-encoded unreserved characters are
   decoded (``%2e`` is ``.``, ``%7E`` is ``~``), other percent-encodings upper-cased, a backslash
   read as ``/`` (as browsers do), and dot segments removed (``/guide/../outside.html`` is
   ``/outside.html``, section 5.2.4), so that the scope is judged on the page a server will serve;
@@ -27,7 +28,7 @@ import re
 import string
 from collections.abc import Iterable
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, unquote, urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urljoin, urlsplit, urlunsplit
 
 from criss_rag.errors import DataError
 
@@ -39,6 +40,7 @@ TRACKING_PARAMS = (
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
 def remove_dot_segments(path: str) -> str:
@@ -59,12 +61,14 @@ def remove_dot_segments(path: str) -> str:
 
 
 def clean_path(path: str) -> str:
-    """The path as a server resolves it: unreserved characters percent-decoded, other escapes
+    """The path as a server resolves it: non-ASCII characters percent-encoded as UTF-8 (``/治療`` and
+    ``/%E6%B2%BB%E7%99%82`` are one page), unreserved characters percent-decoded, other escapes
     upper-cased, ``\\`` read as ``/``, dot segments removed (RFC 3986 sections 6.2.2 and 5.2.4)."""
     def decode(match: re.Match) -> str:
         char = chr(int(match.group(1), 16))
         return char if char in _UNRESERVED else "%" + match.group(1).upper()
-    return remove_dot_segments(_PERCENT.sub(decode, path.replace("\\", "/")) or "/")
+    encoded = _NON_ASCII.sub(lambda m: quote(m.group(0), safe=""), path.replace("\\", "/"))
+    return remove_dot_segments(_PERCENT.sub(decode, encoded) or "/")
 
 
 def check_web_url(url: str, what: str = "URL") -> str:

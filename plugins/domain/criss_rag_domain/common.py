@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError
 from criss_rag.types import Hit, Query
+from criss_rag_domain.asked import asked_types
 from criss_rag_domain.lexicon import CancerLexicon
 
 TEXT_FIELD = "text"  # in `fields`, the chunk's text; any other name is a metadata key
@@ -95,7 +96,7 @@ class CancerTypeComponent:
                     f"request {self.params.request_key}={', '.join(unknown)} names no cancer type of the lexicon"
                 )
             return types, "the request" + (f" (unknown, ignored: {', '.join(unknown)})" if unknown else "")
-        types = self.lexicon.detect(query.text)
+        types = asked_types(self.lexicon, query.text)
         if not types:
             return [], "no cancer type of the lexicon in the question"
         return types, "the question"

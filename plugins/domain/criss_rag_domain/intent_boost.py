@@ -79,8 +79,8 @@ class IntentBoost:
                             json_schema_extra=DECLARES_SIGNAL)
         on_missing_field: Literal["error", "warn"] = Field(
             "error",
-            description="no chunk of the corpus has `field`: `error` stops at ingest/open, `warn` records a "
-            "warning in the trace and boosts nothing",
+            description="no chunk of the corpus has `field`: `error` stops at ingest/open, `warn` records one "
+            "warning in the ingest report and the trace and boosts nothing",
         )
 
         @model_validator(mode="after")
@@ -141,15 +141,20 @@ class IntentBoost:
     def check_corpus(self, nodes: Sequence[Any]) -> str | None:
         if not nodes or any(f in getattr(n, "metadata", {}) for n in nodes for f in self.fields):
             return None
-        keys = ", ".join(repr(f) for f in self.fields)
-        message = f"stage {self.stage}: reranker 'intent-boost': no chunk of the corpus has the metadata field {keys}"
+        keys = " or ".join(repr(f) for f in self.fields)
+        present = sorted(set().union(*(getattr(n, "metadata", {}).keys() for n in nodes)))
+        missing = f"reranker 'intent-boost': no chunk of the corpus has the metadata field {keys}"
+        carried = f"(chunks carry: {', '.join(present[:12]) or '(none)'})"
         if self.params.on_missing_field == "error":
             raise ConfigError(
-                f"{message}. Set `field` to the key holding the section (e.g. section, menu_name), "
-                "or `on_missing_field: warn` to run without it"
+                f"stage {self.stage}: {missing} {carried}. Set `field` to the key holding the section "
+                "(e.g. section, menu_name), or `on_missing_field: warn` to run without it"
             )
         self.active = False
-        return message + "; it boosts nothing"
+        return (
+            f"{missing} {carried}: it boosts nothing, answers are ranked without the question's intent "
+            "(`on_missing_field: error` stops here instead)"
+        )
 
 
 def section_matches(value: Any, wanted: list[str], match: str) -> bool:

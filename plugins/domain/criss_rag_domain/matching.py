@@ -16,7 +16,9 @@ Two rules, one per kind of script:
   "위암은"). A space written inside a CJK phrase matches any whitespace or none, so the phrase
   ``비소세포 폐암`` matches both "비소세포 폐암" and "비소세포폐암"; a phrase written without a
   space never matches across one (``변이`` is not found in "주변 이상"). Japanese がん, 癌 and ガン
-  are interchangeable.
+  are interchangeable, and so are Traditional and Simplified Chinese characters: phrase and text
+  are also compared with every Traditional-only character in its Simplified form (大腸癌 is found
+  by the phrase 大肠癌, and 肝臟 by 肝脏).
 
 Overlapping matches are resolved **longest first** (ties: the earlier one): "non-small cell lung
 cancer" is one mention, not also "small cell lung cancer"; 비소세포폐암 is not also 소세포폐암;
@@ -30,6 +32,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from criss_rag.chinese_script import simplified_chars
 from criss_rag.text import HAN, HANGUL, KANA
 
 _CJK = re.compile(f"[{HANGUL}{KANA}{HAN}]")
@@ -97,7 +100,8 @@ class PhraseMatcher:
             return
         self.size += 1
         if has_cjk(phrase):
-            for variant in _cjk_variants(" ".join(phrase.split())):
+            written = " ".join(phrase.split())
+            for variant in _cjk_variants(written) | _cjk_variants(simplified_chars(written)):
                 if " " in variant:
                     pattern = r"\s*".join(re.escape(part) for part in variant.split(" "))
                     self._cjk_spaced.setdefault(variant, (re.compile(pattern), set()))[1].add(key)
@@ -165,14 +169,16 @@ class PhraseMatcher:
 
     def _cjk_candidates(self, text: str) -> list[tuple[int, int, str]]:
         found: list[tuple[int, int, str]] = []
-        for phrase, keys in self._cjk.items():
-            start = text.find(phrase)
-            while start >= 0:
-                found.extend((start, start + len(phrase), key) for key in keys)
-                start = text.find(phrase, start + 1)
-        for pattern, keys in self._cjk_spaced.values():
-            for match in pattern.finditer(text):
-                found.extend((match.start(), match.end(), key) for key in keys)
+        # the text as written and in Simplified characters: one character for one, so spans agree
+        for form in dict.fromkeys((text, simplified_chars(text))):
+            for phrase, keys in self._cjk.items():
+                start = form.find(phrase)
+                while start >= 0:
+                    found.extend((start, start + len(phrase), key) for key in keys)
+                    start = form.find(phrase, start + 1)
+            for pattern, keys in self._cjk_spaced.values():
+                for match in pattern.finditer(form):
+                    found.extend((match.start(), match.end(), key) for key in keys)
         return found
 
 

@@ -20,3 +20,4 @@ def register_rerankers(register):
 def register_query_transforms(register):
     register("cross-lingual-terms", "criss_rag_domain.cross_lingual:CrossLingualTerms")
     register("request-terms", "criss_rag_domain.request_terms:RequestTerms")
+    register("cancer-name-terms", "criss_rag_domain.cancer_names:CancerNameTerms")

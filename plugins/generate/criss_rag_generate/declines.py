@@ -16,14 +16,15 @@ from collections.abc import Iterable
 from criss_rag.support import MARKER
 from criss_rag.text import split_sentences
 
-#: Phrases that mark a declined answer in any of the four languages, besides the prompt's own
-#: refusal text. Matched after NFKC normalisation and case folding.
+#: Phrases that mark a declined answer in any of the four languages (Chinese in both scripts),
+#: besides the prompt's own refusal text. Matched after NFKC normalisation and case folding.
 BUILTIN_PHRASES = (
     "insufficient evidence", "insufficient information", "not enough information", "not enough evidence",
     "the evidence does not answer", "the sources do not answer", "no references",
     "근거 부족", "근거가 부족", "근거가 충분하지", "정보가 부족", "충분한 정보가 없", "답을 찾을 수 없",
     "根拠が不十分", "根拠不十分", "十分な情報がありません", "情報が不足", "参考文献なし", "回答できません",
     "证据不足", "信息不足", "没有足够的信息", "无法回答", "无参考文献",
+    "證據不足", "資訊不足", "沒有足夠的資訊", "沒有足夠的信息", "無法回答", "無參考文獻",
 )
 
 

@@ -3,7 +3,7 @@
 A template file (a bundled preset, or the user's own file named by path) looks like this::
 
     description: one line saying what the prompt does
-    refusal:                 # the model's fixed "I cannot answer" reply, per language (en, ko, ja, zh);
+    refusal:                 # the model's fixed "I cannot answer" reply, per language (en, ko, ja, zh, zh-Hant);
       en: Insufficient evidence   # also how a declined answer is recognised
     no_evidence:             # optional: what the template shows when no passage was retrieved
       en: No references
@@ -33,6 +33,7 @@ import yaml
 from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, UndefinedError
 from jinja2.sandbox import SandboxedEnvironment
 
+from criss_rag.chinese_script import chinese_script
 from criss_rag.errors import ConfigError
 from criss_rag.text import detect_language
 from criss_rag.support import strip_markers
@@ -45,7 +46,8 @@ LANGUAGE_NAMES = {"en": "English", "ko": "Korean", "ja": "Japanese", "zh": "Chin
 VARIABLES = {
     "question": "the question, as asked",
     "language": "the question's language code: en, ko, ja or zh",
-    "language_name": "the question's language in English: English, Korean, Japanese or Chinese",
+    "language_name": "the question's language in English: English, Korean, Japanese, Chinese (Simplified, or "
+                     "a question whose script cannot be told) or Traditional Chinese",
     "evidence": "the numbered evidence as the context builder rendered it ([1] title / text ...)",
     "passages": "the evidence as a list of {number, title, text, location}",
     "has_evidence": "true when at least one passage was retrieved",
@@ -74,15 +76,20 @@ class PromptTemplate:
     no_evidence: dict[str, str]
     parts: tuple[tuple[str, Any] | None, ...]  # (role, compiled Jinja template), or None for history
 
-    def phrase(self, table: dict[str, str], language: str) -> str:
+    def phrase(self, table: dict[str, str], language: str, question: str = "") -> str:
+        """The table's text for the question's language (``zh-Hant`` for a question in Traditional
+        Chinese when the table has it), else its ``en`` text, else its first."""
+        if language == "zh" and "zh-Hant" in table and chinese_script(question) == "zh-Hant":
+            return table["zh-Hant"]
         return table.get(language) or table.get("en") or next(iter(table.values()), "")
 
     def variables(self, query: Query, context: Context) -> dict[str, Any]:
         language = detect_language(query.text)
+        script = chinese_script(query.text) if language == "zh" else None
         return {
             "question": query.text,
             "language": language,
-            "language_name": LANGUAGE_NAMES.get(language, "English"),
+            "language_name": "Traditional Chinese" if script == "zh-Hant" else LANGUAGE_NAMES.get(language, "English"),
             "evidence": context.text,
             "passages": [
                 {"number": e.number, "title": str(e.hit.metadata.get("title", "")), "text": e.text,
@@ -90,8 +97,8 @@ class PromptTemplate:
                 for e in context.evidence
             ],
             "has_evidence": bool(context.evidence),
-            "refusal": self.phrase(self.refusal, language),
-            "no_evidence": self.phrase(self.no_evidence, language),
+            "refusal": self.phrase(self.refusal, language, query.text),
+            "no_evidence": self.phrase(self.no_evidence, language, query.text),
             "history": [{"role": t.role, "text": _turn_text(t)} for t in query.history],
         }
 

@@ -1,4 +1,9 @@
-"""Chinese analysis with jieba word segmentation, punctuation and function words removed."""
+"""Chinese analysis with jieba word segmentation, punctuation and function words removed.
+
+Traditional and Simplified Chinese are read alike: by default the text is first converted to
+Simplified with OpenCC (``t2s``, character and phrase dictionaries), so 化療 in a question matches
+化疗 in a passage, and jieba (whose dictionary is Simplified) segments both scripts equally well.
+"""
 
 from __future__ import annotations
 
@@ -7,28 +12,77 @@ import tempfile
 import threading
 import unicodedata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
+from criss_rag.errors import ConfigError
 from criss_rag.text import HANGUL, KANA, analyze_by_script, helper_analyzer
 
 if TYPE_CHECKING:  # jieba loads when a config names this analyzer, not with the plugin
     import jieba
 
-# Function words and question words (simplified, plus the traditional forms that differ): they
-# match every passage and would only dilute BM25, the coverage check and the extractive scores.
+# Function words, question words, pronouns, particles, adverbs of degree and time, and the light
+# verbs of everyday questions (Simplified: text is converted to Simplified first). They match
+# every passage and would only dilute BM25, the coverage check and the extractive scores: "化疗有
+# 什么副作用？应该怎样处理？" is about 化疗, 副作用 and 处理, not about 什么, 应该 or 怎样.
 STOPWORDS = frozenset(
-    """的 地 得 了 着 过 是 在 和 与 及 或 等 之 其 而 并 但 也 都 就 还 又 被 把 对 从 以 为 于 将 由 向
-    如何 什么 吗 呢 吧 啊 么 怎么 怎样 怎么样 哪 哪些 哪个 为什么 为何 是否 有没有 多少 几
-    这 那 这个 那个 这些 那些 这样 那样 一个 一些 一种 我 你 您 他 她 它 我们 你们 他们 自己
-    请问 请 可以 能 能否 会 要 应该 有 没有 如果 因为 所以 以及 或者 还是 及其 并且 而且 非常 很 最
-    什麼 嗎 們 與 這 這個 這些 個 為 對 於 還 會 過 將 該 應該 沒有 為什麼 怎麼""".split()
+    """的 地 得 了 着 过 是 在 和 与 及 或 等 之 其 而 并 但 也 都 就 才 还 又 再 被 把 对 从 以 为 于 将 由 向 跟 给 让
+    如何 什么 甚么 什么样 啥 吗 呢 吧 啊 呀 嘛 哦 么 怎么 怎样 怎么样 怎么办 咋 哪 哪些 哪个 哪里 哪儿 为什么 为何
+    是否 是不是 有没有 有无 会不会 能不能 要不要 可不可以 需不需要 多少 几 几个 多久 多大 多长
+    这 那 这个 那个 这些 那些 这样 那样 这种 那种 这是 那是 一个 一些 一种 一下 一点 有点 一直 一定 个 些
+    我 你 您 他 她 它 我们 你们 他们 她们 自己 大家 人家 别人
+    请问 请 谢谢 麻烦 可以 能 能否 能够 会 要 想 需要 应该 应当 必须 得到 可能 也许 大概 好像
+    有 没有 没 不 别 无 非 如果 要是 因为 所以 以及 或者 还是 及其 并且 而且 但是 不过 然后 之后 以后 之前 以前
+    非常 很 最 太 更 比较 特别 尤其 真的 到底 究竟 已经 还有 还要 还会 常常 经常 有时 有时候 总是 现在 最近 马上
+    觉得 知道 听说 看 说 问 问题 情况 时候 意思 左右 方面 部分 其他 其它 另外 除了 上 下 里 中 内 后 前
+    不会 不能 不要 不用 不是 没什么 怎么回事 是什么 干嘛 为啥 好不好 对不对 行不行 算不算 还是说
+    才能 就是 只是 只有 而已 一样 一般 平常 平时 从来 从来不 一直都 老是 总 往往 直接 然后呢 接下来 再说
+    完 过来 起来 下来 下去 出来 一点 一点点 有些 有的 什么样 这类 那类 类 之类 等等 像 比如 例如 关系 有关 相关
+    办法 方法 做法 东西 事 事情 地方 方式 程度 样子 人 用 来 去 做 弄 搞 让 使 叫 得了 好 多 少 大 小 真 挺 蛮""".split()
+)
+#: Cancer and treatment words jieba's own dictionary splits or merges wrongly (胰脏癌 as 胰脏 / 癌是),
+#: added to its dictionary so each is one word.
+MEDICAL_WORDS = (
+    "肝癌 胃癌 肺癌 乳癌 乳腺癌 大肠癌 结肠癌 直肠癌 结直肠癌 胰腺癌 胰脏癌 食道癌 食管癌 甲状腺癌 前列腺癌 宫颈癌 "
+    "子宫颈癌 卵巢癌 膀胱癌 肾癌 胆管癌 胆囊癌 鼻咽癌 口腔癌 血癌 白血病 淋巴瘤 肉瘤 肿瘤 恶性肿瘤 良性肿瘤 息肉 "
+    "化疗 放疗 手术 切除 副作用 转移 复发 分期 "
+    "幽门螺旋杆菌 螺旋杆菌 超音波 电脑扫描 筛查 肠镜 大肠镜 胃镜 内镜 活检 病理 黄疸 腹水 淋巴结 幽门螺杆菌 甲胎蛋白 标靶 荷尔蒙"
+).split()
+#: Medical words written differently in Taiwan and Hong Kong than on the mainland (after the
+#: conversion to Simplified characters), read as the mainland word: 胰臟癌 and 胰腺癌 are one word.
+REGIONAL_WORDS = {
+    "胰脏": "胰腺", "胰脏癌": "胰腺癌", "乳癌": "乳腺癌", "标靶": "靶向", "荷尔蒙": "激素", "大肠镜": "肠镜",
+    "幽门螺旋杆菌": "幽门螺杆菌", "螺旋杆菌": "螺杆菌", "超音波": "超声", "电脑扫描": "ct",
+}
+# The Traditional forms of the most common of them, for `script: as-written` (which converts nothing)
+TRADITIONAL_STOPWORDS = frozenset(
+    """什麼 甚麼 什麼樣 嗎 們 與 這 這個 這些 這樣 這種 這是 個 為 對 於 還 還是 還有 會 會不會 過 將 該 應該 應當 沒有 沒
+    為什麼 為何 怎麼 怎樣 怎麼樣 怎麼辦 哪裡 有沒有 是不是 能不能 要不要 需不需要 請問 請 謝謝 們 別人 覺得 聽說 說 問 問題
+    時候 現在 經常 總是 已經 比較 特別 幾 幾個 多長 麼 們 從 將 並 並且 但是 因為 所以 以後 之後 以前 裡 後""".split()
 )
 
 _tokenizers: dict[Path, jieba.Tokenizer] = {}
 _lock = threading.Lock()
+_converter: Any = None
+
+
+def to_simplified(text: str) -> str:
+    """``text`` with Traditional Chinese converted to Simplified (OpenCC ``t2s``, loaded once per
+    process); other scripts pass unchanged."""
+    global _converter
+    with _lock:
+        if _converter is None:
+            try:
+                import opencc
+            except ImportError:
+                raise ConfigError(
+                    "analyzer 'jieba' with script: simplified needs OpenCC: pip install opencc "
+                    "(or set `script: as-written` to segment the text as it is written)"
+                ) from None
+            _converter = opencc.OpenCC("t2s")
+    return _converter.convert(text)
 
 
 def shared_tokenizer(cache_dir: Path) -> jieba.Tokenizer:
@@ -46,6 +100,8 @@ def shared_tokenizer(cache_dir: Path) -> jieba.Tokenizer:
             cache_dir.mkdir(parents=True, exist_ok=True)
             tokenizer = jieba.Tokenizer()
             tokenizer.tmp_dir = str(cache_dir)
+            for word in MEDICAL_WORDS:
+                tokenizer.add_word(word, freq=None)
             _tokenizers[cache_dir] = tokenizer
         return _tokenizers[cache_dir]
 
@@ -61,7 +117,13 @@ class JiebaAnalyzer:
             "config file; null: the system temp dir",
         )
         stopwords: bool = Field(
-            True, description="drop common Chinese function and question words (的, 了, 是, 如何, ...)"
+            True, description="drop common Chinese function and question words (的, 了, 是, 如何, 什么, 应该, ...)"
+        )
+        script: Literal["simplified", "as-written"] = Field(
+            "simplified",
+            description="simplified: convert Traditional Chinese to Simplified (OpenCC t2s) before segmenting, so "
+            "both scripts match each other, and read Taiwan/Hong Kong medical words as the mainland's (胰臟 as "
+            "胰腺, 乳癌 as 乳腺癌); as-written: segment the text as it is written",
         )
         latin_analyzer: str | dict[str, Any] = Field(
             "english", description="analyzer for Latin-script runs (e.g. HER2, CT)"
@@ -82,7 +144,15 @@ class JiebaAnalyzer:
         )
 
     def _words(self, text: str) -> list[str]:
-        words = shared_tokenizer(self.cache_dir).lcut(text)
+        if self.params.script == "simplified":  # the Han runs only: kana and Hangul runs go elsewhere as written
+            text = to_simplified(text)
+        # without HMM new-word guessing: unknown runs split into characters (常吃红肉 -> 常 / 吃 / 红 / 肉),
+        # which match passages; guessed "words" (癌是, 靶够) match nothing
+        words = shared_tokenizer(self.cache_dir).lcut(text, HMM=False)
         # a token without a letter or digit is punctuation or whitespace
         words = [w for w in words if any(ch.isalnum() for ch in w)]
-        return [w for w in words if w not in STOPWORDS] if self.params.stopwords else words
+        if self.params.script == "simplified":
+            words = [REGIONAL_WORDS.get(w, w) for w in words]
+        if not self.params.stopwords:
+            return words
+        return [w for w in words if w not in STOPWORDS and w not in TRADITIONAL_STOPWORDS]
