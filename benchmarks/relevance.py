@@ -31,6 +31,7 @@ from pathlib import Path
 from criss_rag.engine import Engine
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
+from criss_rag.text import detect_language
 
 DEFAULT_POLICY = "{min_coverage: 0.5}"
 
@@ -47,7 +48,7 @@ def load(path: str | None, forced_out: bool, name: str) -> list[dict]:
         if line.strip():
             record = json.loads(line)
             rows.append({"set": name, "question": record["question"], "out": forced_out or out_of_scope(record),
-                         "split": record.get("split", ""), "lang": record.get("lang", "en"),
+                         "split": record.get("split", ""), "lang": record.get("lang") or detect_language(record["question"]),
                          "gold": set(record.get("gold_doc_ids_any") or record.get("gold_doc_ids") or
                                      ([record["gold_doc_id"]] if record.get("gold_doc_id") else []))})
     return rows
@@ -95,7 +96,7 @@ def main() -> None:
         for run, engine in engines.items():
             answer = engine.ask(row["question"])
             verdicts[run] = answer
-            group = (row["set"], "out" if row["out"] else "in", row["split"])
+            group = (row["set"], "out" if row["out"] else "in", row["split"], row["lang"])
             counts[(*group, run)]["questions"] += 1
             counts[(*group, run)]["refused"] += answer.refused
             if answer.refused:
@@ -114,14 +115,14 @@ def main() -> None:
             why = verdicts["after"].refusal_detail if verdicts["after"].refused else ""
             changed[kind].append(f"{row['question']}  [{why}]")
 
-    print(f"\n{'set':<14}{'scope':<7}{'split':<7}{'run':<8}{'n':>5}{'refused':>9}{'rate':>8}   gold cited (first), answers citing a non-gold passage, sentences per answer / reasons")
+    print(f"\n{'set':<14}{'scope':<7}{'split':<7}{'lang':<6}{'run':<8}{'n':>5}{'refused':>9}{'rate':>8}   gold cited (first), answers citing a non-gold passage, sentences per answer / reasons")
     for key in sorted(counts):
         c = counts[key]
         answered = c["questions"] - c["refused"]
         gold = (f"{c['gold_cited']}/{answered} ({c['gold_first']}), other {c['other_cited']}, "
                 f"{c['sentences'] / answered:.1f} sent." if key[1] == "in" and answered else "")
         reasons = ", ".join(f"{k[7:]} {v}" for k, v in sorted(c.items()) if k.startswith("reason:"))
-        print(f"{key[0]:<14}{key[1]:<7}{key[2] or '-':<7}{key[3]:<8}{c['questions']:>5}{c['refused']:>9}"
+        print(f"{key[0]:<14}{key[1]:<7}{key[2] or '-':<7}{key[3]:<6}{key[4]:<8}{c['questions']:>5}{c['refused']:>9}"
               f"{c['refused'] / c['questions']:>8.1%}   {gold} {reasons}")
     for kind, items in sorted(changed.items()):
         print(f"\n{kind}: {len(items)}")

@@ -163,11 +163,17 @@ def not_shown(verdicts: Sequence[SentenceSupport], grounded: Grounded) -> list[S
 
 def off_topic(question: str, verdict: RelevanceVerdict) -> Refusal:
     """The refusal for a relevance verdict that failed."""
-    where = "the evidence" if verdict.checked == "evidence" else "the answer"
+    where = "the evidence" if verdict.checked.startswith("evidence") else "the answer"
     missing = ", ".join(verdict.missing[:6]) + (", ..." if len(verdict.missing) > 6 else "")
-    return Refusal("off_topic_evidence" if verdict.checked == "evidence" else "off_topic_answer",
-                   f"{where} covers {verdict.score:.0%} of the question's content words, at least "
-                   f"{verdict.threshold:.0%} required (not covered: {missing})",
+    if verdict.score < verdict.threshold:
+        detail = (f"{where} covers {verdict.score:.0%} of the question's content words, at least "
+                  f"{verdict.threshold:.0%} required (not covered: {missing})")
+    elif verdict.focus and not verdict.focus_score:  # the words are covered, the question's point is not
+        detail = (f"{where} covers none of what the question asks besides the cancer's name "
+                  f"(not covered: {missing})")
+    else:
+        detail = f"{where} does not name what the question is about (not covered: {missing})"
+    return Refusal("off_topic_evidence" if verdict.checked.startswith("evidence") else "off_topic_answer", detail,
                    message_for(OFF_TOPIC_MESSAGES, detect_language(question), question))
 
 

@@ -16,9 +16,19 @@ stopwords, filler words and the generic cancer words every passage shares) must 
   the topic the sentences leave implicit).
 
 The verdict is relevant when the covered share reaches ``min_coverage`` (one value, or one per
-question language). When no evidence is in the question's language the words cannot be compared,
-and the verdict says it was not checked. It is configured with
-the engine key ``relevance`` of the generator stage (see :class:`RelevancePolicy`).
+question language) *and* at least one word of the question's **focus** is covered: its content
+words other than the name of the cancer it asks about. "Is liver cancer contagious?" is about
+contagion; evidence that only names liver cancer covers half its words but none of its point, and
+is off topic.
+
+When no evidence is in the question's language (a Korean question over an English corpus) words
+cannot be compared, so the question and the evidence are compared through the shared multilingual
+lexicon (:mod:`criss_rag.lexicon.facets`: sites, cancer subtypes, what is asked, treatments, tests,
+drugs, populations, disease state, ...), which names the same thing alike in every language. Such
+a question is relevant only when the lexicon recognises what it asks and the evidence names it:
+a question none of whose words the lexicon knows (a heart question over a cancer corpus) cannot be
+shown relevant, and is not. It is configured with the engine key ``relevance`` of the generator
+stage (see :class:`RelevancePolicy`).
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from criss_rag.lexicon.facets import Facets, extract
 from criss_rag.support import basic_terms
 from criss_rag.text import HAN, HANGUL, detect_language, split_sentences
 from criss_rag.types import Context, Evidence, RelevanceVerdict, SentenceSupport
@@ -61,7 +72,8 @@ class RelevancePolicy(BaseModel):
     model_config = ConfigDict(extra="forbid")
     min_coverage: float | dict[Language, float] = Field(
         0.5, description="share of the question's content words the answer (before generation: the evidence) must "
-                         "cover; one value, or one per question language (en, ko, ja, zh all named)")
+                         "cover, and of its focus (the words besides the cancer's name); one value, or one per "
+                         "question language (en, ko, ja, zh all named)")
     before_generation: bool = Field(True, description="also check the evidence before the generator runs: a "
                                                       "question it cannot cover is refused without calling the model")
     max_sentences: int = Field(3, ge=1, description="how many evidence sentences the check before generation may use")
@@ -116,20 +128,21 @@ class RelevanceCheck:
         meta = evidence.hit.metadata
         return set(self.analyze(" ".join(str(meta.get(f) or "") for f in _META_FIELDS)))
 
-    def not_checked(self, question: str, context: Context, checked: str) -> RelevanceVerdict | None:
-        """The verdict when no evidence is in the question's language (a Korean question over an
-        English corpus): words cannot be compared across languages, so the check says so and passes
-        (the refusal policy's ``cross_lingual_min_score`` judges such questions). Else None."""
+    def _focus(self, question: str, words: list[tuple[str, set[str]]]) -> list[str]:
+        """The question's words besides those naming the cancer it asks about (its point)."""
+        cancers = [c.lower() for c in extract(question).cancer]
+        return [w for w, _ in words if not _names_cancer(w.lower(), cancers)]
+
+    def across_languages(self, question: str, context: Context) -> bool:
+        """True when no evidence is in the question's language (words cannot be compared)."""
         language = detect_language(question)
-        if not context.evidence or any(detect_language(e.text) == language for e in context.evidence):
-            return None
-        return RelevanceVerdict(relevant=True, score=1.0, threshold=self.policy.threshold(language),
-                                checked=f"{checked}: not checked (the question is {language}, no evidence is)")
+        return bool(context.evidence) and all(detect_language(e.text) != language for e in context.evidence)
 
     def before(self, question: str, context: Context) -> RelevanceVerdict:
         """Can the numbered evidence cover the question? (titles + the best few sentences)"""
-        if (skipped := self.not_checked(question, context, "evidence")) is not None:
-            return skipped
+        if self.across_languages(question, context):
+            return self._concept_verdict(question, [f"{self._meta_text(e)}\n{e.text}" for e in context.evidence],
+                                         "evidence")
         words = self.question_words(question)
         wanted = set().union(*(terms for _, terms in words))
         covered: set[str] = set()
@@ -146,31 +159,94 @@ class RelevanceCheck:
     def after(self, question: str, sentences: Sequence[SentenceSupport], context: Context) -> RelevanceVerdict:
         """Does the shown answer cover the question? (said by a sentence and in its evidence, or in a
         cited passage's title/section)"""
-        if (skipped := self.not_checked(question, context, "answer")) is not None:
-            return skipped
+        shown = [(s, [e for n in _numbers(s) if (e := context.by_number(n)) is not None])
+                 for s in sentences if s.supported]
+        if self.across_languages(question, context):
+            texts = [text for s, cited in shown if cited for text in (s.text, *map(self._meta_text, cited))]
+            return self._concept_verdict(question, texts, "answer")
         words = self.question_words(question)
         covered: set[str] = set()
-        for sentence in sentences:
-            numbers = _numbers(sentence)
-            if not sentence.supported or not numbers:
-                continue
+        for sentence, cited in shown:
             said = set(self.analyze(sentence.text))
-            for number in numbers:
-                evidence = context.by_number(number)
-                if evidence is not None:
-                    meta = self._meta_terms(evidence)
-                    covered |= meta | (said & (set(self.analyze(evidence.text)) | meta))
+            for evidence in cited:
+                meta = self._meta_terms(evidence)
+                covered |= meta | (said & (set(self.analyze(evidence.text)) | meta))
         return self._verdict(question, words, covered, "answer")
+
+    def _meta_text(self, evidence: Evidence) -> str:
+        return " ".join(str(evidence.hit.metadata.get(f) or "") for f in _META_FIELDS)
 
     def _verdict(self, question: str, words: list[tuple[str, set[str]]], covered: set[str],
                  checked: str) -> RelevanceVerdict:
-        # a word is covered when at least half of its terms are (a Korean word's bigrams, a kanji run's)
-        hit = [w for w, terms in words if len(terms & covered) * 2 >= len(terms)]
-        missing = [w for w, terms in words if len(terms & covered) * 2 < len(terms)]
-        score = len(hit) / len(words) if words else 1.0
+        # a word is covered when at least half of its terms are (a Korean word's bigrams, a kanji run's);
+        # a one-character CJK term (肺 of 肺がん) is covered by a bigram that contains it
+        def is_covered(terms: set[str]) -> bool:
+            found = sum(t in covered or (len(t) == 1 and not t.isascii() and any(t in c for c in covered))
+                        for t in terms)
+            return found * 2 >= len(terms)
+
+        hit = [w for w, terms in words if is_covered(terms)]
+        missing = [w for w, terms in words if not is_covered(terms)]
+        focus = self._focus(question, words)
+        return self._decide(question, hit, missing, focus, checked)
+
+    def _decide(self, question: str, hit: list[str], missing: list[str], focus: list[str], checked: str, *,
+                subject_required: bool = False) -> RelevanceVerdict:
+        """Relevant when the covered share of the question's items reaches the threshold and at least
+        one item of its focus is covered (the cancer's name alone is not the question's point); with
+        ``subject_required``, the covered share of the items naming its cancer (the rest) must reach
+        the threshold too."""
+        total = len(hit) + len(missing)
+        score = len(hit) / total if total else 1.0
+        focus_hit = sum(w in hit for w in focus)
+        subject = [w for w in (*hit, *missing) if w not in focus]
+        subject_score = sum(w in hit for w in subject) / len(subject) if subject else 1.0
         threshold = self.policy.threshold(detect_language(question))
-        return RelevanceVerdict(relevant=score >= threshold, score=round(score, 4), covered=hit,
-                                missing=missing, checked=checked, threshold=threshold)
+        relevant = score >= threshold and (focus_hit > 0 or not focus) and \
+            (subject_score >= threshold or not subject_required)
+        return RelevanceVerdict(relevant=relevant, score=round(score, 4), covered=hit, missing=missing, focus=focus,
+                                focus_score=round(focus_hit / len(focus), 4) if focus else 1.0, checked=checked,
+                                threshold=threshold)
+
+    def _concept_verdict(self, question: str, texts: list[str], checked: str) -> RelevanceVerdict:
+        """Across languages: what the lexicon recognises in the question must be named by ``texts``
+        (the evidence, or the shown sentences and their sources); words it does not recognise cannot
+        be shown covered, and a question whose point is all such words is not relevant."""
+        asked = _concepts(extract(question))
+        named: set[str] = set()
+        for text in texts:
+            named |= _concepts(extract(text))
+        subject = {c for c in asked if c.startswith(_SUBJECT)}
+        words = [w for w, _ in self.question_words(question)]
+        cancers = [c.lower() for c in extract(question).cancer]
+        unknown = [w for w in words if not _names_cancer(w.lower(), cancers) and not _concepts(extract(w))]
+        hit = sorted(asked & named)
+        focus = sorted(asked - subject) or unknown
+        missing = sorted(asked - named) + [w for w in focus if w in unknown]
+        verdict = self._decide(question, hit, missing, focus, f"{checked} (across languages, by the lexicon)",
+                               subject_required=True)
+        if not asked:  # nothing the lexicon knows: relevance cannot be shown
+            verdict.relevant, verdict.score, verdict.missing = False, 0.0, words
+        return verdict
+
+
+def _names_cancer(word: str, cancers: list[str]) -> bool:
+    """Whether a question word is part of the name of a cancer it asks about ("liver" of "liver
+    cancer", "간암은" containing "간암")."""
+    if word.isascii():
+        return any(word in cancer.split() for cancer in cancers)
+    return any(word in cancer or cancer in word for cancer in cancers)
+
+
+#: lexicon facets that name what a question is about (the cancer's site and subtype) rather than its point
+_SUBJECT = ("site:", "subtype:")
+_CONCEPT_FACETS = ("site", "subtype", "stage", "population", "line", "treatment", "test", "drug", "biomarker",
+                   "disease", "direction", "timing", "aspect")
+
+
+def _concepts(facets: Facets) -> set[str]:
+    """The language-neutral values of ``facets`` ("site:liver", "aspect:symptoms")."""
+    return {f"{name}:{value}" for name in _CONCEPT_FACETS for value in getattr(facets, name)}
 
 
 def _builtin_terms(text: str) -> list[str]:

@@ -253,6 +253,8 @@ class RelevanceVerdict(BaseModel):
     score: float  # the share of the question's content words covered (0-1)
     covered: list[str] = Field(default_factory=list)  # the question's content words that are covered
     missing: list[str] = Field(default_factory=list)  # those that are not
+    focus: list[str] = Field(default_factory=list)  # the question's point: its words besides the cancer's name
+    focus_score: float = 1.0  # the share of the focus covered (1 when the question names only the cancer)
     checked: str = ""  # "evidence" (before generation) or "answer"
     threshold: float = 0.0
 

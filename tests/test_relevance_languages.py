@@ -30,9 +30,37 @@ def test_a_per_language_mapping_names_every_language():
         RelevancePolicy(min_coverage={"en": 1.5, "ko": 0.4, "ja": 0.4, "zh": 0.4})
 
 
-def test_evidence_in_another_language_is_not_checked_by_words():
+def test_evidence_in_another_language_is_compared_through_the_lexicon():
     check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None))
-    verdict = check.before("폐암이면 기침이 오래 가나요?", context("A cough that does not go away can be a sign of lung cancer."))
-    assert verdict.relevant and "not checked" in verdict.checked and "ko" in verdict.checked
+    evidence = context("Signs and symptoms of lung cancer include a cough that does not go away and chest pain.")
+    symptoms = check.before("폐암의 증상은 무엇인가요?", evidence)  # lung cancer + symptoms: both named
+    assert symptoms.relevant and "across languages" in symptoms.checked, symptoms
+    assert symptoms.covered == ["aspect:symptoms", "site:lung"]
+    other_site = check.before("간암의 증상은 무엇인가요?", evidence)  # liver cancer: the evidence is about the lung
+    assert not other_site.relevant and "site:liver" in other_site.missing, other_site
     same_language = check.before("면도기를 같이 쓰면 암이 옮나요?", context("간암은 간에 생기는 암입니다."))
     assert not same_language.relevant and same_language.checked == "evidence"
+
+
+def test_across_languages_a_point_the_lexicon_cannot_read_is_not_shown_covered():
+    """Deny by default: words the lexicon does not know cannot be compared with English evidence."""
+    check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None))
+    evidence = context("Liver cancer is a disease in which malignant cells form in the tissues of the liver.")
+    contagious = check.before("肝癌会传染吗？", evidence)  # is liver cancer contagious?
+    assert not contagious.relevant and contagious.focus and contagious.focus_score == 0.0, contagious
+    heart = check.before("左胸有时候像有凉水流过一样，是心脏病吗", evidence)  # a heart question names nothing known
+    assert not heart.relevant and heart.score == 0.0, heart
+
+
+def test_the_cancer_name_alone_does_not_make_an_answer_on_topic():
+    check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None))
+    evidence = context("Liver cancer starts in the liver. Hepatitis B and C infections raise the risk of liver cancer.",
+                       "Symptoms of liver cancer include pain in the upper right abdomen and yellow skin.")
+    contagious = check.before("Is liver cancer contagious?", evidence)
+    assert contagious.score == 0.5 and contagious.focus == ["contagious"] and not contagious.relevant, contagious
+    symptoms = check.before("What are the symptoms of liver cancer?", evidence)
+    assert symptoms.relevant and symptoms.focus == ["symptoms"], symptoms
+    korean = check.before("간암은 전염되나요?", context("간암은 간에서 시작되는 암입니다. B형 간염은 간암의 위험을 높입니다."))
+    assert not korean.relevant and korean.focus == ["전염되나요"], korean
+
+
