@@ -168,3 +168,23 @@ def test_the_cache_reads_facets_from_the_canonical_text(a, b, language):
     from criss_rag.lexicon.facets import extract
 
     assert extract(canonical_text(a, language), language) == extract(canonical_text(b, language), language)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Does hepatitis B infection cause liver cancer?", "Does liver cancer cause hepatitis B infection?"),
+    ("Can HIV lead to lymphoma?", "Can lymphoma lead to HIV?"),  # read as "to X" units: denied either way
+    ("B형 간염이 간암을 일으키나요?", "간암이 B형 간염을 일으키나요?"),
+    ("肝炎は肝がんの原因になりますか？", "肝がんは肝炎の原因になりますか？"),
+    ("乙肝会导致肝癌吗？", "肝癌会导致乙肝吗？"),
+])
+def test_the_same_words_in_another_order_are_not_shown_equal(a, b):
+    """Who causes what is in the order of the words: a reordered question is denied, and the trace says so."""
+    verdict = compare(a, b)
+    assert not verdict.same and verdict.unmatched, verdict
+
+
+def test_a_reordered_question_names_the_order_in_the_trace():
+    verdict = compare("Does hepatitis B infection cause liver cancer?", "Does liver cancer cause hepatitis B infection?")
+    assert not verdict.same and verdict.unmatched[0].startswith("word order:"), verdict
+    moved_point = compare("How is stomach cancer treated?", "What is the treatment for stomach cancer?")
+    assert moved_point.same, moved_point  # what is asked may move; the things it is asked about may not

@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from criss_rag.lexicon.facets import extract
 from criss_rag.lexicon import function_words as fw
 from criss_rag.lexicon.normalize import normalize, normalize_numbers
 from criss_rag.lexicon.synonyms import ACRONYMS, SYNONYMS
@@ -452,7 +453,38 @@ def compare(a: str, b: str, language: str | None = None) -> Equivalence:
     missing = [units_a[i].surface for i in _unmatched(units_a, units_b)]
     missing += [units_b[i].surface for i in _unmatched(units_b, units_a)]
     unmatched = tuple(dict.fromkeys(missing))
+    if not unmatched:  # the same words: they must also come in the same order
+        unmatched = _reordered(units_a, units_b)
     return Equivalence(same=not unmatched, unmatched=unmatched)
+
+
+def _movable(unit: Unit) -> bool:
+    """A unit whose place in the question does not change what it asks about: what is asked
+    (treated / the treatment, symptoms, causes), and stage numbers and their markers (第3期 /
+    ステージ3)."""
+    if any(ch.isdigit() for ch in unit.key) or unit.key.lower() in _STAGE_MARKERS:
+        return True
+    return bool(extract(unit.surface).aspect or extract(unit.key).aspect)
+
+
+_STAGE_MARKERS = frozenset({"stage", "grade", "ステージ", "期", "기", "병기", "分期", "第", "病期", "级", "級", "등급"})
+
+
+def _reordered(units_a: list[Unit], units_b: list[Unit]) -> tuple[str, ...]:
+    """The first pair of content units that the two questions write in opposite order ("does
+    hepatitis B cause liver cancer" / "does liver cancer cause hepatitis B"), as one unmatched item;
+    () when none is. Word order can carry who does what to whom, so a question whose words are the
+    same but reordered is not shown to ask the same thing (a paraphrase that reorders is a cache miss,
+    never another question's answer). Units written once in each question are compared."""
+    units_a, units_b = [u for u in units_a if not _movable(u)], [u for u in units_b if not _movable(u)]
+    once_a = [u.key for u in units_a if sum(v.key == u.key for v in units_a) == 1]
+    position_b = {u.key: i for i, u in enumerate(units_b) if sum(v.key == u.key for v in units_b) == 1}
+    shared = [key for key in once_a if key in position_b]
+    surface = {u.key: u.surface for u in units_a}
+    for first, second in zip(shared, shared[1:]):
+        if position_b[first] > position_b[second]:
+            return (f"word order: {surface[first]} … {surface[second]}",)
+    return ()
 
 
 def keys(units: Iterable[Unit]) -> list[str]:
