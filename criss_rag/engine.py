@@ -541,7 +541,8 @@ def answer_policies(pipeline: Pipeline) -> tuple[GroundingPolicy, RelevanceCheck
     policy = RelevancePolicy.model_validate(options["relevance"])
     if policy.analyzer is None:
         return grounding, RelevanceCheck(policy)
-    return grounding, RelevanceCheck(policy, pipeline.analyzer(policy.analyzer, requested_by="generator").analyze)
+    analyzer = pipeline.analyzer(policy.analyzer, requested_by="generator")
+    return grounding, RelevanceCheck(policy, analyzer.analyze, getattr(analyzer, "analyzer_for", None))
 
 
 def _refused(query: Query, refusal: Refusal, trace: Trace, generator: str = "",

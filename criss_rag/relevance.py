@@ -106,9 +106,13 @@ class RelevancePolicy(BaseModel):
 class RelevanceCheck:
     """Computes :class:`~criss_rag.types.RelevanceVerdict` s for one policy."""
 
-    def __init__(self, policy: RelevancePolicy, analyze: Callable[[str], list[str]] | None = None) -> None:
+    def __init__(self, policy: RelevancePolicy, analyze: Callable[[str], list[str]] | None = None,
+                 analyzer_for: Callable[[str], Any] | None = None) -> None:
         self.policy = policy
         self.analyze = analyze or _builtin_terms
+        # an analyzer per language (`auto`): the question and the evidence are both read the way the
+        # question's language is read (a kanji-only Japanese line is not read as Chinese, nor the reverse)
+        self.analyzer_for = analyzer_for
         self.ignored = {term for word in policy.ignore for term in self.analyze(word)} | set(policy.ignore)
 
     def question_words(self, question: str) -> list[tuple[str, set[str]]]:
@@ -116,17 +120,24 @@ class RelevanceCheck:
         (particles are the analyzer's business) or a run of kanji/katakana or of Han characters, so
         that a long word the analyzer cuts into several bigrams still counts once."""
         words: dict[str, set[str]] = {}
+        analyze = self._terms_for(question)
         if detect_language(question) == "zh":  # no word boundaries: each term is a word
-            return [(t, {t}) for t in dict.fromkeys(self.analyze(question)) if t not in self.ignored]
+            return [(t, {t}) for t in dict.fromkeys(analyze(question)) if t not in self.ignored]
         for word in _WORD.findall(question):
-            terms = {t for t in self.analyze(word) if t not in self.ignored}
+            terms = {t for t in analyze(word) if t not in self.ignored}
             if terms and word.lower() not in self.ignored:
                 words.setdefault(word, set()).update(terms)
         return list(words.items())
 
-    def _meta_terms(self, evidence: Evidence) -> set[str]:
-        meta = evidence.hit.metadata
-        return set(self.analyze(" ".join(str(meta.get(f) or "") for f in _META_FIELDS)))
+    def _terms_for(self, question: str) -> Callable[[str], list[str]]:
+        """How the word checks read text for ``question``: its language's analyzer when there is one."""
+        if self.analyzer_for is None:
+            return self.analyze
+        analyze: Callable[[str], list[str]] = self.analyzer_for(detect_language(question)).analyze
+        return analyze
+
+    def _meta_terms(self, evidence: Evidence, analyze: Callable[[str], list[str]]) -> set[str]:
+        return set(analyze(self._meta_text(evidence)))
 
     def _focus(self, question: str, words: list[tuple[str, set[str]]]) -> list[str]:
         """The question's words besides those naming the cancer it asks about (its point)."""
@@ -143,12 +154,13 @@ class RelevanceCheck:
         if self.across_languages(question, context):
             return self._concept_verdict(question, [f"{self._meta_text(e)}\n{e.text}" for e in context.evidence],
                                          "evidence")
+        analyze = self._terms_for(question)
         words = self.question_words(question)
         wanted = set().union(*(terms for _, terms in words))
         covered: set[str] = set()
         for evidence in context.evidence:
-            covered |= self._meta_terms(evidence)
-        sentences = [set(self.analyze(s)) for e in context.evidence for s in split_sentences(e.text)]
+            covered |= self._meta_terms(evidence, analyze)
+        sentences = [set(analyze(s)) for e in context.evidence for s in split_sentences(e.text)]
         for _ in range(self.policy.max_sentences):  # greedy: the sentence adding most uncovered terms
             gains = [len((terms - covered) & wanted) for terms in sentences]
             if not gains or max(gains) == 0:
@@ -164,13 +176,14 @@ class RelevanceCheck:
         if self.across_languages(question, context):
             texts = [text for s, cited in shown if cited for text in (s.text, *map(self._meta_text, cited))]
             return self._concept_verdict(question, texts, "answer")
+        analyze = self._terms_for(question)
         words = self.question_words(question)
         covered: set[str] = set()
         for sentence, cited in shown:
-            said = set(self.analyze(sentence.text))
+            said = set(analyze(sentence.text))
             for evidence in cited:
-                meta = self._meta_terms(evidence)
-                covered |= meta | (said & (set(self.analyze(evidence.text)) | meta))
+                meta = self._meta_terms(evidence, analyze)
+                covered |= meta | (said & (set(analyze(evidence.text)) | meta))
         return self._verdict(question, words, covered, "answer")
 
     def _meta_text(self, evidence: Evidence) -> str:

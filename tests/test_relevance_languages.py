@@ -64,3 +64,24 @@ def test_the_cancer_name_alone_does_not_make_an_answer_on_topic():
     assert not korean.relevant and korean.focus == ["전염되나요"], korean
 
 
+
+
+def test_each_language_is_read_by_the_question_language_analyzer():
+    """With an analyzer per language (`auto`), the question and its evidence are read the way the
+    question's language is read: a Chinese question by its Chinese analyzer, whatever script the
+    evidence's lines look like."""
+    calls: list[str] = []
+
+    class Words:
+        def __init__(self, language: str) -> None:
+            self.language = language
+
+        def analyze(self, text: str) -> list[str]:
+            calls.append(self.language)
+            return [w for w in ("肝癌", "传染", "症状") if w in text]
+
+    check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None), analyze=lambda text: text.split(),
+                           analyzer_for=Words)
+    verdict = check.before("肝癌的症状是什么？", context("肝癌的症状包括腹痛。"))
+    assert verdict.relevant and verdict.covered == ["肝癌", "症状"], verdict
+    assert set(calls) == {"zh"}
