@@ -238,7 +238,9 @@ class RelevanceCheck:
         missing = sorted(asked - named) + [w for w in focus if w in unknown]
         verdict = self._decide(question, hit, missing, focus, f"{checked} (across languages, by the lexicon)",
                                subject_required=True)
-        if not asked:  # nothing the lexicon knows: relevance cannot be shown
+        if not asked and extract(question).cancer:  # a cancer the lexicon cannot place: words tell nothing here
+            verdict.relevant, verdict.checked = True, f"{checked}: not checked (across languages, nothing the lexicon knows)"
+        elif not asked:  # nothing the lexicon knows and no cancer named: relevance cannot be shown
             verdict.relevant, verdict.score, verdict.missing = False, 0.0, words
         return verdict
 
