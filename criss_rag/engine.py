@@ -16,8 +16,8 @@ from criss_rag.cache import corpus_version as corpus_version_text
 from criss_rag.cache import open_cache
 from criss_rag.chunk_store import ChunkStore
 from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError, StreamCancelled
-from criss_rag.index_store import Manifest
-from criss_rag.indexing import DOCSTORE, ingest, open_index
+from criss_rag.index_store import IndexStore, Manifest
+from criss_rag.indexing import DOCSTORE, StaleIndexError, ingest, open_index, pipeline_index_key
 from criss_rag.pipeline import Pipeline
 from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE, in_language
 from criss_rag.relevance import RelevanceCheck, RelevancePolicy
@@ -86,8 +86,10 @@ class Engine:
         first, or updating a stale index, if asked to)."""
         try:
             manifest, directory = open_index(pipeline)
-        except IndexStoreError:
-            if not build_if_missing:
+        except IndexStoreError as exc:
+            # build a missing index or update a stale one; a damaged index is never rebuilt silently
+            missing = not IndexStore(pipeline.config.index_dir).has(pipeline_index_key(pipeline))
+            if not build_if_missing or not (missing or isinstance(exc, StaleIndexError)):
                 raise
             ingest(pipeline)
             manifest, directory = open_index(pipeline)
