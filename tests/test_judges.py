@@ -209,8 +209,10 @@ def test_criss_models_example_runs_against_loopback_servers(tmp_path):
             f"llms.judge-b.api_base={openai.base_url}",
             f"variants.qwen-rag.set.llms.gen.base_url={ollama.base_url}",
             f"variants.local-rag.set.llms.gen.api_base={openai.base_url}",
-            # lighter retrieval for the test (no MiniLM), and the index and records under tmp_path
-            "set={retrievers: [{name: bm25, analyzer: standard, top_k: 20}], fusion: null, index: {dir: "
+            # lighter retrieval for the test (no MiniLM, so no dense score for the refusal policy to read:
+            # a config may not name a signal it lacks), and the index and records under tmp_path
+            "set={retrievers: [{name: bm25, analyzer: standard, top_k: 20}], fusion: null, refusal: null, "
+            "index: {dir: "
             + json.dumps(str(tmp_path / "index")) + "}}",
             f"output={json.dumps(str(tmp_path / 'run'))}",
         ]

@@ -183,7 +183,9 @@ REFUSAL = """\
 name: refusal
 loader: {name: fake-loader}
 chunker: {name: fake-chunker}
-retrievers: [{name: fake-keyword, top_k: 3}]
+# two retrievers labelled as the signals the policies below read (a label must name something that exists)
+retrievers: [{name: fake-keyword, label: faiss, top_k: 3}, {name: fake-keyword, label: e5, top_k: 3}]
+fusion: {name: rrf}
 context: {name: fake-all}
 generator: {name: fake-echo}
 refusal: REFUSAL
