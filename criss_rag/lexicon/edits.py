@@ -19,7 +19,7 @@ from functools import lru_cache
 from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.claims import _number_words, prepare, read
 from criss_rag.lexicon.facet_words import LEXICON
-from criss_rag.lexicon.terms import _EN_STOP, _KO_ENDING, _stem
+from criss_rag.lexicon.terms import _EN_STOP, _stem, ko_stem
 from criss_rag.text import detect_language
 
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
@@ -54,14 +54,7 @@ def tokens(text: str, language: str | None = None) -> tuple[str, ...]:
     if language == "en":
         raw = [w for w in _WORD.findall(text) if w not in _EN_STOP and w not in _EN_NEGATION]
     elif language == "ko":
-        raw = []
-        for word in _KO_TOKEN.findall(text):
-            for strip in range(2):
-                stripped = _KO_ENDING.sub("", word)
-                if not stripped or stripped == word or (strip and len(stripped) < 2):  # 필요합니다 -> 필요, not 필
-                    break
-                word = stripped
-            raw.append(word)
+        raw = [ko_stem(word) for word in _KO_TOKEN.findall(text)]
     else:
         raw = [t for t in _CJK_TOKEN.findall(text) if t not in _ZH_FUNCTION]
     out = []

@@ -47,6 +47,17 @@ _ZH_STOP = re.compile(r"[的了是在和与或也都会可以被有这那为对�
 _HAN_RUN = re.compile(r"[一-龥]+")
 
 
+def ko_stem(word: str) -> str:
+    """A Korean word without its particle and verb ending, stripped at most twice and never to a
+    single syllable on the second strip (필요합니다 -> 필요, not 필)."""
+    for strip in range(2):
+        stripped = _KO_ENDING.sub("", word)
+        if not stripped or stripped == word or (strip and len(stripped) < 2):
+            break
+        word = stripped
+    return word
+
+
 def _stem(word: str) -> str:
     word = _EN_SPELLING.get(word, word)
     for suffix in _SUFFIXES:
@@ -83,12 +94,7 @@ def content_terms(text: str, language: str | None = None) -> frozenset[str]:
     if language == "en":
         found.update(_stem(w) for w in _LATIN.findall(text) if w not in _EN_STOP and not w.isdigit())
     elif language == "ko":
-        for word in _KO_WORD.findall(text):
-            for strip in range(2):
-                stripped = _KO_ENDING.sub("", word)
-                if not stripped or stripped == word or (strip and len(stripped) < 2):  # 필요합니다 -> 필요, not 필
-                    break
-                word = stripped
+        for word in map(ko_stem, _KO_WORD.findall(text)):
             if len(word) > 1 or word not in _KO_PARTICLES:
                 found.update(_bigrams(word))
         found.update(w.lower() for w in _LATIN.findall(text.lower()) if not w.isdigit())
