@@ -225,20 +225,21 @@ class RelevanceCheck:
         """Across languages: what the lexicon recognises in the question must be named by ``texts``
         (the evidence, or the shown sentences and their sources); words it does not recognise cannot
         be shown covered, and a question whose point is all such words is not relevant."""
-        asked = _concepts(extract(question))
+        question_facets = extract(question)
+        asked = _concepts(question_facets)
         named: set[str] = set()
         for text in texts:
             named |= _concepts(extract(text))
         subject = {c for c in asked if c.startswith(_SUBJECT)}
         words = [w for w, _ in self.question_words(question)]
-        cancers = [c.lower() for c in extract(question).cancer]
+        cancers = [c.lower() for c in question_facets.cancer]
         unknown = [w for w in words if not _names_cancer(w.lower(), cancers) and not _concepts(extract(w))]
         hit = sorted(asked & named)
         focus = sorted(asked - subject) or unknown
         missing = sorted(asked - named) + [w for w in focus if w in unknown]
         verdict = self._decide(question, hit, missing, focus, f"{checked} (across languages, by the lexicon)",
                                subject_required=True)
-        if not asked and extract(question).cancer:  # a cancer the lexicon cannot place: words tell nothing here
+        if not asked and cancers:  # a cancer the lexicon cannot place: words tell nothing here
             verdict.relevant, verdict.checked = True, f"{checked}: not checked (across languages, nothing the lexicon knows)"
         elif not asked:  # nothing the lexicon knows and no cancer named: relevance cannot be shown
             verdict.relevant, verdict.score, verdict.missing = False, 0.0, words
