@@ -349,14 +349,18 @@ def _pages() -> list[Path]:
     return [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 
 
-def test_refusal_reasons_raised_in_code_are_the_documented_ones():
-    """Every reason string the code raises (``Refusal("...")``, a policy's ``_refuse(query, "...")``)
-    is in the concepts page's table, and every reason in the table is raised somewhere."""
-    code = _code_text()
+def _raised_reasons(code: str) -> set[str]:
     raised = set(re.findall(r"Refusal\(\s*\"([a-z_]+)\"", code))
     raised |= set(re.findall(r"_refuse\([^,()]+,\s*\"([a-z_]+)\"", code))
     raised |= {name for pair in re.findall(r"(?:Refusal\(|_refuse\([^,()]+,)\s*\"([a-z_]+)\" if [^\n]* else "
                                            r"\"([a-z_]+)\"", code) for name in pair}
+    return raised
+
+
+def test_refusal_reasons_raised_in_code_are_the_documented_ones():
+    """Every reason string the code raises (``Refusal("...")``, a policy's ``_refuse(query, "...")``)
+    is in the concepts page's table, and every reason in the table is raised somewhere."""
+    raised = _raised_reasons(_code_text())
     table = section(read_doc("concepts.md"), lambda title: title == "Refusal reasons")
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", table, re.M))
     assert raised and raised <= documented, f"undocumented refusal reasons: {sorted(raised - documented)}"
@@ -377,6 +381,74 @@ def test_names_on_lines_about_refusals_exist_in_the_code():
                             for name in re.findall(r"`([a-z][a-z0-9]*(?:_[a-z0-9]+)+)`", line)
                             if name not in names and not any(name.startswith(p) and name[len(p):] in names for p in made)]
     assert not missing, "\n".join(missing)
+
+
+#: a run of backticked names written as a list: `a`, `b` or `c` (across a line break too)
+_NAME_LIST = re.compile(r"`[a-z][a-z0-9_]*`(?:[,;]?\s+(?:or\s+|and\s+)?`[a-z][a-z0-9_]*`)+")
+
+
+def test_a_list_naming_a_refusal_reason_names_only_things_that_exist():
+    """A list of names that holds one refusal reason is a list of reasons, wherever it is (a line
+    that never says "refus" included): each other name in it must be a reason or a name the code
+    has, so `weak_evidence`, `low_evidence` fails. Quoted values of `refusal_reason` must be reasons."""
+    code = _code_text()
+    reasons = _raised_reasons(code)
+    names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code))
+    wrong = []
+    for page in _pages():
+        text = page.read_text(encoding="utf-8")
+        for match in _NAME_LIST.finditer(text):
+            listed = re.findall(r"`([a-z][a-z0-9_]*)`", match.group(0))
+            if set(listed) & reasons:
+                line = text.count("\n", 0, match.start()) + 1
+                wrong += [f"{page.relative_to(ROOT)}:{line}: `{n}`" for n in listed if n not in reasons | names]
+        for match in re.finditer(r"refusal_reason\\?\"?\s*(?:==|=|:)\s*\\?\"([a-z_]+)\\?\"", text):
+            if match.group(1) not in reasons:
+                wrong.append(f"{page.relative_to(ROOT)}:{text.count(chr(10), 0, match.start()) + 1}: {match.group(0)}")
+    assert not wrong, "names listed with refusal reasons that are neither a reason nor in the code:\n" + "\n".join(wrong)
+
+
+def _types_with_fields() -> dict[str, type]:
+    import criss_rag.types as types
+
+    return {name: cls for name, cls in vars(types).items()
+            if isinstance(cls, type) and getattr(cls, "__module__", "") == types.__name__ and hasattr(cls, "model_fields")}
+
+
+def _has(cls: type, name: str) -> bool:
+    return name in cls.model_fields or hasattr(cls, name)
+
+
+def test_fields_listed_for_a_type_exist():
+    """`Citation`: `number`, `doc_id`, ... and one `SentenceSupport` per sentence (`supported`, ...):
+    every field the docs list for a type of criss_rag.types is a field or attribute of it."""
+    types = _types_with_fields()
+    listing = re.compile(r"`([A-Z][A-Za-z]+)`s?(?::|,? with| per [a-z ]+?(?: \(|:)| has| arrives with| \()\s*"
+                         r"((?:`[a-z_]+`(?:[,;]?\s+(?:and\s+|or\s+)?(?:the\s+[a-z]+'s\s+)?)?)+)")
+    missing, checked = [], 0
+    for page in _pages():
+        text = page.read_text(encoding="utf-8")
+        for match in listing.finditer(text):
+            cls = types.get(match.group(1))
+            if cls is None or cls.__name__ == "JudgeVerdict":  # a verdict's scores are named by the judge
+                continue
+            checked += 1
+            line = text.count("\n", 0, match.start()) + 1
+            missing += [f"{page.relative_to(ROOT)}:{line}: {cls.__name__}.{name}"
+                        for name in re.findall(r"`([a-z_]+)`", match.group(2)) if not _has(cls, name)]
+    assert checked >= 7, "the pattern no longer finds the field lists of api.md, concepts.md and plugin-hooks.md"
+    assert not missing, "\n".join(missing)
+
+
+def test_the_answer_fields_api_md_lists_exist():
+    """api.md's list of what `engine.ask` returns: each bullet's leading names are Answer attributes."""
+    from criss_rag.types import Answer
+
+    ask = section(read_doc("api.md"), lambda title: title.startswith("`engine.ask`"))
+    bullets = re.findall(r"^- ((?:`[a-z_]+`(?:, )?)+):", ask, re.M)
+    named = [name for bullet in bullets for name in re.findall(r"`([a-z_]+)`", bullet)]
+    assert {"text", "citations", "refused", "refusal_reason", "sentences", "context", "trace"} <= set(named)
+    assert not [name for name in named if not _has(Answer, name)]
 
 
 def test_answer_attributes_named_in_the_docs_exist():
