@@ -207,7 +207,10 @@ class Metric(Protocol):
     value that does not apply to a question is left out, never given as 0 or NaN. A metric may also
     define ``describe() -> str`` (its model and settings), which the report prints, and its factory
     an ``outputs`` tuple (the value names it can return), so that loading an experiment catches two
-    unlabelled metrics that return the same value before any question runs.
+    unlabelled metrics that return the same value before any question runs, and an
+    ``about_refusals`` tuple: the outputs that measure the refusal itself (``refused``, a caution
+    label). The report scores a refused question on those only; every other value of a refused
+    question is left out (``criss_rag.evaluation.report.REFUSED_RULE``).
     """
 
     def compute(self, question: Mapping[str, Any], answer: Answer) -> Mapping[str, float]: ...

@@ -294,8 +294,10 @@ def test_report_json_schema_tables_and_box_plots(finished_run, tmp_path):
         assert COMPARISON_KEYS <= set(entry)
         assert entry["p_holm"] >= entry["p_value"] - 1e-12 and entry["ci_low"] <= entry["mean_diff"] <= entry["ci_high"]
     retrieved = next(c for c in report["comparisons"] if c["metric"] == "retrieved_evidence" and c["b"] == "drop-liver")
-    assert retrieved["n"] == N_QUESTIONS and retrieved["mean_diff"] > 0  # the filter removed evidence
-    assert report["settings"]["seed"] == 7 and report["summary"]["retrieved_evidence"]["plain"]["n"] == N_QUESTIONS
+    answered = {v: {r.qid for r in read_records(experiment.output / RECORDS) if r.variant == v and not r.refused}
+                for v in ("plain", "drop-liver")}
+    assert retrieved["n"] == len(answered["plain"] & answered["drop-liver"]) and retrieved["mean_diff"] > 0  # the filter removed evidence
+    assert report["settings"]["seed"] == 7 and report["summary"]["retrieved_evidence"]["plain"]["n"] == len(answered["plain"])
     assert set(report["groups"]["difficulty"]["values"]) == {"easy", "hard"}
     assert report["answers"]["plain"]["refused"] == 1
     assert report["judges"]["parse_failures_total"] == 0
@@ -309,6 +311,38 @@ def test_report_json_schema_tables_and_box_plots(finished_run, tmp_path):
     assert "ask ms" not in answers and "median ask ms" in timing and "not compared or tested" in timing
     html = paths["html"].read_text(encoding="utf-8")
     assert "data:image/png;base64," in html and "<table>" in html
+
+
+def test_refused_questions_count_only_in_the_metrics_about_refusals(finished_run, tmp_path):
+    """One rule for every metric, judges included: a refused question is missing from all but the
+    metrics its metric declares about refusals (caution's labels here), and the tables say so."""
+    experiment, _ = finished_run
+    records = read_records(experiment.output / RECORDS)
+    refused = {(r.variant, r.qid) for r in records if r.refused}
+    assert refused and all(("plain", "e7") == key or key[1] == "e7" for key in refused)
+    paths = write_report(experiment.output, ReportOptions(out=tmp_path / "report", bootstrap=200))
+    report = json.loads(paths["json"].read_text(encoding="utf-8"))
+    about = ["caution_answered", "caution_explicit_refusal", "caution_acknowledged_ambiguity",
+             "caution_request_for_information", "caution_conditional_answer"]
+    assert sorted(report["about_refusals"]) == sorted(about)
+    for metric in report["metrics"]:
+        for variant, stat in report["summary"][metric].items():
+            mine = [r for r in records if r.variant == variant]
+            if metric in about:
+                assert stat["n"] == len(mine), (metric, variant)  # every question, refused ones included
+            else:  # a refused record's value of any other metric is not counted, whatever the metric gave
+                scored = [r for r in mine if not r.refused and metric.split(".")[-1] in {**r.metrics, **(r.judges or {}).get("scores", {}), **(r.judges or {}).get("flags", {})}]
+                assert stat.get("n", 0) == len(scored), (metric, variant)
+    refusals = report["summary"]["caution_explicit_refusal"]["plain"]
+    assert refusals["count"] >= sum(1 for v, _ in refused if v == "plain")
+    md = paths["md"].read_text(encoding="utf-8")
+    metrics_section = md.split("## Metrics")[1].split("\n## ")[0]
+    assert "Refused questions: a refused question has no answer to score" in metrics_section
+    assert "(" + ", ".join(report["about_refusals"]) + ")" in metrics_section
+    assert "both variants scored" in md.split("## Paired comparisons")[1].split("\n## ")[0]
+    assert "leave the refused ones out" in md.split("## By difficulty")[1].split("\n## ")[0]
+    manifest = json.loads((experiment.output / "run.json").read_text(encoding="utf-8"))
+    assert sorted({m["name"]: m["about_refusals"] for m in manifest["metrics"]}["caution"]) == sorted(about)
 
 
 def test_duplicate_and_constant_metrics_stay_out_of_the_holm_family():

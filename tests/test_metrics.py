@@ -57,6 +57,27 @@ def test_traceability_five_counts(ctx):
                       "answer_sentences": 3.0, "evidence_aligned_sentences": 2.0, "aligned_share": pytest.approx(2 / 3)}
 
 
+def test_answer_basics_and_traceability_count_the_same_sentences(ctx):
+    """The extractive notice and a heading are lead-ins, not sentences, for both metrics."""
+    from criss_rag_basic.metrics import AnswerBasics
+
+    text = ("Extracted from the sources (quoted evidence, not a generated answer):\n"
+            "Liver cancer starts in liver cells. [1] Hepatitis B raises the risk of liver cancer. [1]\n"
+            "## Treatment\n- Surgery removes the tumour. [1]\n")
+    given = answer(text, cited=(1,))
+    basics = AnswerBasics(None, ctx).compute({}, given)["answer_sentences"]
+    traced = make(Traceability, ctx, analyzer="english").compute({"_evidence": EVIDENCE}, given)["answer_sentences"]
+    assert basics == traced == 3.0
+
+
+def test_metrics_about_refusals_are_declared():
+    from criss_rag_basic.metrics import AnswerBasics
+
+    assert AnswerBasics.about_refusals == ("refused",)
+    assert set(CautionBehaviour.about_refusals) == set(CautionBehaviour.outputs) and len(CautionBehaviour.outputs) == 5
+    assert not getattr(Traceability, "about_refusals", ()) and not getattr(RetrievalMetrics, "about_refusals", ())
+
+
 def test_traceability_refused_no_focus_and_corpus_verification(ctx, tmp_path):
     metric = make(Traceability, ctx, analyzer="english")
     values = metric.compute({"_evidence": EVIDENCE}, answer("Insufficient evidence.", refused=True))

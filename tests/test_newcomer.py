@@ -220,7 +220,8 @@ def test_the_overview_plot_shows_every_compared_metric(tmp_path):
     experiment = tmp_path / "e.yaml"
     experiment.write_text("name: e\npipeline: eval_pipeline.yaml\nvariants: [{name: a}, {name: b, set: {rerankers: "
                           "[fake-reverse]}}]\nquestions: [{path: eval_questions.jsonl}]\n"
-                          "metrics: [answer-basics, {name: traceability, label: t}]\noutput: run\n", encoding="utf-8")
+                          "metrics: [answer-basics, {name: traceability, label: t}, {name: retrieval, k: 1}]\noutput: run\n",
+                          encoding="utf-8")
     host = plugin_host(entry_points=True)
     run_experiment(load_experiment(experiment, host.registry), host, progress=False)
     write_report(tmp_path / "run", ReportOptions())

@@ -10,7 +10,9 @@ Writes into the run folder (or ``--out``):
   ``plots/overview.png`` with every compared metric side by side (the report's ``metrics``).
 
 Values a metric left out (not applicable) are missing, never 0; records that ended in an error are
-counted and left out; a pair of variants is compared on the questions both answered.
+counted and left out. Refused questions follow one rule (:data:`REFUSED_RULE`), stated in the
+report's tables: they are scored only on the metrics about refusals, so a pair of variants is
+compared on the questions both answered.
 """
 
 from __future__ import annotations
@@ -32,6 +34,12 @@ from criss_rag.evaluation import stats
 from criss_rag.evaluation.judging import agreement
 from criss_rag.evaluation.records import MANIFEST, RECORDS, RunRecord, read_records
 
+#: The one rule for refused questions: applied to every metric (judges' scores and flags included)
+#: by :func:`scored_values`, and printed above the tables it shapes.
+REFUSED_RULE = ("Refused questions: a refused question has no answer to score, so it is left out (missing, "
+                "never 0) of every metric except those about the refusal itself ({refusal_metrics}), which count "
+                "every question; a metric's n is the number of questions it scored, and a pair of variants is "
+                "compared on the questions both answered. The Answers table counts the refusals.")
 DEFAULT_GROUPS = ("question_set", "focus", "cancer_type", "qtype", "question_type", "difficulty", "scope")
 MAX_GROUP_VALUES = 12
 
@@ -87,13 +95,33 @@ def record_values(record: RunRecord) -> dict[str, float]:
     return values
 
 
+def refusal_metrics(manifest: dict[str, Any]) -> list[str]:
+    """The metrics about the refusal itself, as the run's metrics declared them (a metric factory's
+    ``about_refusals``; with the metric's label as prefix): the only ones a refused question counts in."""
+    names = []
+    for metric in manifest.get("metrics", []):
+        label = metric.get("label")
+        names += [f"{label}.{name}" if label else name for name in metric.get("about_refusals") or []]
+    return names
+
+
+def scored_values(record: RunRecord, about_refusals: list[str] | set[str]) -> dict[str, float]:
+    """The values the report scores a record on (:data:`REFUSED_RULE`): all of an answered
+    record's, and of a refused record only the metrics about the refusal."""
+    values = record_values(record)
+    if record.refused:
+        return {name: value for name, value in values.items() if name in about_refusals}
+    return values
+
+
 def build_report(run_dir: Path, options: ReportOptions) -> dict[str, Any]:
     manifest, records, errors = load_run(run_dir)
     options = options.resolved(manifest)
     variants = [v for v in manifest.get("variants", {}) if any(r.variant == v for r in records)]
+    about_refusals = refusal_metrics(manifest)
     table: dict[str, dict[str, dict[str, float]]] = {}  # metric -> variant -> qid -> value
     for record in records:
-        for name, value in record_values(record).items():
+        for name, value in scored_values(record, about_refusals).items():
             table.setdefault(name, {}).setdefault(record.variant, {})[record.qid] = value
     wanted = options.metrics
     unknown = [m for m in wanted if m not in table]
@@ -125,13 +153,15 @@ def build_report(run_dir: Path, options: ReportOptions) -> dict[str, Any]:
         "settings": {"alpha": options.alpha, "bootstrap": options.bootstrap, "holm_family": options.holm_family,
                      "seed": options.seed, "ci_level": 0.95, "test": "paired Wilcoxon signed-rank (two-sided)"},
         "metrics": metrics,
+        "about_refusals": about_refusals,  # the metrics a refused question is scored on (REFUSED_RULE)
+        "refused_rule": refused_rule(about_refusals),
         "compared": compared,  # the metrics tested and drawn: every metric that varies
         "aliases": aliases,  # metric -> the metrics with the very same values, reported once under its name
         "degenerate": degenerate,  # metric -> the one value it takes everywhere (not tested, not drawn)
         "summary": summary,
         "answers": _answers(records, variants),
         "comparisons": comparisons,
-        "groups": _groups(records, variants, metrics, manifest.get("groups") or []),
+        "groups": _groups(records, variants, metrics, manifest.get("groups") or [], about_refusals),
         "judges": _judges(records, variants, manifest),
     }
     if options.ratings:
@@ -139,6 +169,10 @@ def build_report(run_dir: Path, options: ReportOptions) -> dict[str, Any]:
 
         report["expert_review"] = import_ratings(run_dir, options.ratings)
     return report
+
+
+def refused_rule(about_refusals: list[str]) -> str:
+    return REFUSED_RULE.format(refusal_metrics=", ".join(about_refusals) or "none in this run")
 
 
 def collapse_duplicates(table: dict[str, dict[str, dict[str, float]]],
@@ -227,7 +261,8 @@ def _quartiles(values: list[float]) -> tuple[float | None, float | None]:
     return q[0], q[2]
 
 
-def _groups(records: list[RunRecord], variants: list[str], metrics: list[str], configured: list[str]) -> dict[str, Any]:
+def _groups(records: list[RunRecord], variants: list[str], metrics: list[str], configured: list[str],
+            about_refusals: list[str]) -> dict[str, Any]:
     fields = configured or [f for f in DEFAULT_GROUPS if any(f in r.question or f == "question_set" for r in records)]
     out: dict[str, Any] = {}
     for name in fields:
@@ -240,7 +275,7 @@ def _groups(records: list[RunRecord], variants: list[str], metrics: list[str], c
             cell = {}
             for v in variants:
                 mine = [r for r in records if r.variant == v and str(value_of(r)) == value]
-                values = [record_values(r) for r in mine]
+                values = [scored_values(r, about_refusals) for r in mine]
                 cell[v] = {"n": len(mine), "refused": sum(1 for r in mine if r.refused),
                            "metrics": {m: _describe([x[m] for x in values if m in x]) for m in metrics}}
             groups[value] = cell
@@ -300,7 +335,8 @@ def write_plots(report: dict[str, Any], records: list[RunRecord], folder: Path) 
     plt = _pyplot()
     folder.mkdir(parents=True, exist_ok=True)
     variants = list(report["variants"])
-    data = {m: [[record_values(r)[m] for r in records if r.variant == v and m in record_values(r)] for v in variants]
+    scored = [(r.variant, scored_values(r, report["about_refusals"])) for r in records]
+    data = {m: [[values[m] for variant, values in scored if variant == v and m in values] for v in variants]
             for m in report["metrics"]}
     files = {}
     for metric, series in data.items():
@@ -345,7 +381,8 @@ def _overview(plt: Any, report: dict[str, Any], data: dict[str, list[list[float]
              Line2D([], [], linestyle="", label=f"* Holm-adjusted p < {alpha} (paired Wilcoxon)")]
     fig.legend(handles=marks, loc="lower center", ncol=4, fontsize=8, frameon=False)
     fig.suptitle(f"{report.get('experiment') or ''}: {report['questions']} questions, box = quartiles, "
-                 f"whiskers 1.5 IQR", fontsize=10)
+                 f"whiskers 1.5 IQR; n = questions scored (refused ones count only in metrics about refusals)",
+                 fontsize=10)
     fig.tight_layout(rect=(0, 0.04, 1, 0.96))
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -439,14 +476,16 @@ def _tables(report: dict[str, Any]) -> list[tuple[str, str, list[str], list[list
                    rows))
     rows = [[m] + [_cell(report["summary"][m].get(v, {})) for v in variants] + [str(max(report["summary"][m].get(v, {}).get("n", 0) for v in variants))]
             for m in report["metrics"]]
-    tables.append(("Metrics", "Mean ± SD per variant; (k/n) counts the questions where a 0/1 value is 1.",
+    tables.append(("Metrics", "Mean ± SD per variant; (k/n) counts the questions where a 0/1 value is 1. "
+                   + report["refused_rule"],
                    ["metric", *variants, "n (max)"], rows))
     rows = [[c["metric"], c["a"], c["b"], str(c["n"]), _f(c["mean_diff"]), f"[{_f(c['ci_low'])}, {_f(c['ci_high'])}]",
              _f(c["p_value"], 4), _f(c["p_holm"], 4), c["direction"], _f(c["effect_size"])]
             for c in report["comparisons"]]
     s = report["settings"]
     tables.append(("Paired comparisons",
-                   f"Differences are a − b on the questions both variants answered. {s['test']}; mean difference with a "
+                   f"Differences are a − b on the questions both variants scored (refused questions only in the "
+                   f"metrics about refusals, as above). {s['test']}; mean difference with a "
                    f"{int(s['ci_level'] * 100)}% percentile bootstrap CI ({s['bootstrap']} resamples, seed {s['seed']}); "
                    f"Holm correction across the metrics of {'each variant pair' if s['holm_family'] == 'pair' else 'the whole report'}, "
                    f"α = {s['alpha']}. Effect size: matched-pairs rank-biserial correlation."
@@ -486,7 +525,8 @@ def _tables(report: dict[str, Any]) -> list[tuple[str, str, list[str], list[list
                 c = cell.get(v, {"n": 0, "refused": 0, "metrics": {}})
                 rows.append([value, v, str(c["n"]), str(c["refused"])] + [_cell(c["metrics"].get(m, {})) for m in shown])
         note = f" (the {group['shown']} largest of {group['distinct']} groups)" if group["distinct"] > group["shown"] else ""
-        tables.append((f"By {name}", f"Per {name}{note}.", [name, "variant", "n", "refused", *shown], rows))
+        tables.append((f"By {name}", f"Per {name}{note}; n counts every question of the group, the metrics "
+                       "leave the refused ones out as above.", [name, "variant", "n", "refused", *shown], rows))
     review = report.get("expert_review")
     if review:
         rows = [[v, str(d["items"])] + [_f(d["means"].get(dim)) for dim in review["dimensions"]]

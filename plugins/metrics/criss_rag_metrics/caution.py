@@ -75,6 +75,9 @@ def _pattern(cues: list[str]) -> re.Pattern[str]:
 class CautionBehaviour:
     """Labels each answer: answered, explicit refusal, acknowledged ambiguity, request for information or conditional answer (cue rules, en/ko/ja/zh)."""
 
+    outputs = tuple(f"caution_{label}" for label in LABELS)
+    about_refusals = outputs  # how a question was declined is the point: refused questions count here too
+
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         extra_cues: dict[str, list[str]] = Field(default_factory=dict, description="label -> more cue phrases (labels: explicit_refusal, request_for_information, acknowledged_ambiguity, conditional_answer)")

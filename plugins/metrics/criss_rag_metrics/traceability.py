@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
+from criss_rag.support import answer_sentences
 from criss_rag.text import HAN, HANGUL, KANA, split_sentences
 from criss_rag.types import Answer
 
@@ -45,7 +46,7 @@ class Traceability:
         corpus: str | None = Field(None, description="corpus file (JSONL, or a JSON list) whose document ids count as verified; None = the documents of the variant's index")
         id_field: str = Field("doc_id", description="the id key of `corpus` documents")
         min_overlap: float = Field(0.5, ge=0, le=1, description="share of a sentence's terms that one evidence passage must contain for the sentence to count as aligned")
-        skip_lead_ins: bool = Field(True, description="do not count lines ending in a colon (e.g. the extractive generator's notice) as answer sentences")
+        skip_lead_ins: bool = Field(True, description="do not count lead-ins as answer sentences: a line ending in a colon that cites nothing (e.g. the extractive generator's notice) and a Markdown heading")
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
@@ -74,10 +75,9 @@ class Traceability:
         return out
 
     def sentences(self, text: str) -> list[str]:
-        found = split_sentences(strip_markers(text))
-        if self.params.skip_lead_ins:
-            found = [s for s in found if not s.rstrip().endswith((":", "："))]
-        return [s for s in found if s.strip()]
+        if self.params.skip_lead_ins:  # the claims the sentence check reads, as answer-basics counts them
+            return [bare for bare, _ in answer_sentences(text) if bare.strip()]
+        return [s for s in split_sentences(strip_markers(text)) if s.strip()]
 
     def _aligned(self, sentence: str, passages: list[set[str]]) -> bool:
         terms = set(self.analyzer.analyze(sentence))
