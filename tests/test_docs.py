@@ -409,7 +409,7 @@ def test_a_list_naming_a_refusal_reason_names_only_things_that_exist():
 
 
 def _types_with_fields() -> dict[str, type]:
-    import criss_rag.types as types
+    from criss_rag import types
 
     return {name: cls for name, cls in vars(types).items()
             if isinstance(cls, type) and getattr(cls, "__module__", "") == types.__name__ and hasattr(cls, "model_fields")}

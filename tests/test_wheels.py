@@ -28,7 +28,6 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
-
 from test_plugin_template import generate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,8 +129,8 @@ def test_a_template_plugin_installs_into_a_fresh_venv_from_the_wheels_and_passes
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "CRISS_RAG_LOAD_PLUGINS", "VIRTUAL_ENV"}}
     env.update(CRISS_RAG_STRICT_PLUGINS="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     where = subprocess.run(
-        [str(python), "-c", "import importlib.metadata as m, criss_rag, criss_rag_readability; "
-                            "print(m.version('criss-rag')); print(criss_rag.__file__); print(criss_rag_readability.__file__)"],
+        [str(python), "-c", ("import importlib.metadata as m, criss_rag, criss_rag_readability; "
+                             "print(m.version('criss-rag')); print(criss_rag.__file__); print(criss_rag_readability.__file__)")],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert where.returncode == 0, where.stderr
     version, core_file, plugin_file = where.stdout.split()
