@@ -5,6 +5,7 @@ corpus, its question set and the team's Korean and Japanese question sets (examp
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -249,3 +250,42 @@ def test_a_vague_question_with_a_cancer_type_filter_is_answered_from_that_cancer
     assert transform.notes["retrieval_text"] != question  # searched with the cancer's name
     breast = engine.ask(question, filters={"cancer_type": "breast"})
     assert not breast.refused and {c.doc_id.split("-")[1] for c in breast.citations} == {CANCER_IDS["breast"]}
+
+
+# -- docs/getting-started.md shows what `criss-rag demo` prints ------------------------------------------
+
+
+def _masked(text: str) -> str:
+    """Scores, shares and timings move with the machine: every decimal number becomes '#'."""
+    return re.sub(r"\d+\.\d+", "#", text)
+
+
+def test_the_getting_started_demo_transcript_is_what_the_demo_prints(engine):
+    """The page's `criss-rag demo` block asks the questions of examples/demo_questions.txt, and
+    under each is the answer the default pipeline gives, as the CLI renders it (decimals masked): a
+    changed answer, source title, sentence check or refusal line makes the page stale."""
+    from criss_rag.cli.render import render_answer
+
+    page = (EXAMPLES.parent / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    block = re.search(r"```text\n\$ criss-rag demo\n(.*?)```", page, re.S).group(1)
+    first, *turns = block.split("\n>>> ")
+    assert re.match(r"indexed 90 documents as \d+ chunks", first), first  # the example corpus, as ingested above
+    questions = [line for line in (EXAMPLES / "demo_questions.txt").read_text(encoding="utf-8").splitlines()
+                 if line.strip() and not line.startswith("#")]
+    assert [turn.split("\n", 1)[0] for turn in turns] == questions
+    for turn, question in zip(turns, questions, strict=True):
+        shown = turn.split("\n", 1)[1].rstrip("\n")
+        assert _masked(render_answer(engine.ask(question)).rstrip("\n")) == _masked(shown), question
+
+
+def test_ask_transcripts_of_the_default_pipeline_in_the_docs_are_what_ask_prints(engine):
+    """Every `$ criss-rag ask examples/default.yaml "QUESTION"` block (no options) of the docs shows
+    what the command prints for that question today (decimals masked)."""
+    from criss_rag.cli.render import render_answer
+
+    command = re.compile(r"```text\n\$ criss-rag ask examples/default\.yaml \"([^\"]+)\"\n(.*?)```", re.S)
+    shown = [(page.name, *match.groups()) for page in sorted((EXAMPLES.parent / "docs").rglob("*.md"))
+             for match in command.finditer(page.read_text(encoding="utf-8"))]
+    assert shown, "no transcript of `criss-rag ask examples/default.yaml` found in docs/"
+    for page, question, output in shown:
+        assert _masked(render_answer(engine.ask(question)).rstrip("\n")) == _masked(output.rstrip("\n")), (page, question)
