@@ -11,8 +11,8 @@ plugins read from questions and sentences in English, Korean, Japanese and Chine
   decisive items), :mod:`~criss_rag.lexicon.negation` (cues and scope),
   :mod:`~criss_rag.lexicon.directions` (scales, comparison standards, stronger claims),
   :mod:`~criss_rag.lexicon.terms` (paraphrase-tolerant content terms),
-  :mod:`~criss_rag.lexicon.edits` (one changed span in a near copy), :mod:`~criss_rag.lexicon.hanzi`
-  (Traditional to Simplified Chinese).
+  :mod:`~criss_rag.lexicon.edits` (one changed span in a near copy); Traditional Chinese is folded
+  to Simplified by :func:`criss_rag.chinese_script.simplified_chars` (OpenCC's character table).
 - :mod:`criss_rag.lexicon.equivalence`: :func:`~criss_rag.lexicon.equivalence.compare` decides
   whether two questions ask the same thing, every content word of each matched in the other
   (the semantic cache's decision); :mod:`criss_rag.lexicon.synonyms` and

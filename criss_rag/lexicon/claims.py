@@ -18,7 +18,7 @@ from functools import lru_cache
 from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.directions import directions, standard
 from criss_rag.lexicon.facet_words import LEXICON
-from criss_rag.lexicon.hanzi import simplified
+from criss_rag.chinese_script import simplified_chars as simplified
 from criss_rag.lexicon.negation import negation_count
 from criss_rag.lexicon.normalize import _han_value, normalize, normalize_numbers
 from criss_rag.text import detect_language
