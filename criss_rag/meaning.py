@@ -32,11 +32,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from criss_rag.lexicon.claims import Quantity, Reading, blanked, read
+from criss_rag.lexicon.claims import Reading, blanked, read
 from criss_rag.lexicon.claims import prepare as _prepare
 from criss_rag.lexicon.directions import contradicted, stronger
 from criss_rag.lexicon.edits import single_change
 from criss_rag.lexicon.negation import negated_scopes, without_non_negating
+from criss_rag.lexicon.quantities import same_quantity as _same_quantity
 from criss_rag.lexicon.terms import content_terms
 from criss_rag.support import claim_text
 from criss_rag.text import detect_language, split_sentences
@@ -64,7 +65,6 @@ _DISEASE_GROUPS = [
 ]
 _STAGE_TERM = re.compile(r"^(?:stage|grade|gleason):|^[TNM](?:[0-4]|is|x)")
 _ABSENT_DIMENSIONS = ("side", "vessel", "order")
-_LEANING = {"=": "", "~": "", "range": "range", ">": "up", ">=": "up", "<": "down", "<=": "down"}
 
 
 @dataclass(frozen=True)
@@ -274,27 +274,33 @@ class MeaningSupport:
         return problems
 
     def _bound(self, text: str, language: str, unit: list[Sentence], number: int) -> list[SentenceProblem]:
-        """Stages and numbers with what they describe: a clause of the sentence against the clause
-        of the aligned passage sentences that says the same about the same thing. In "tumours
-        inside the capsule are stage I, those beyond it stage II", "inside the capsule ... stage
-        II" is a problem although the sentence names stage II."""
+        """Decisive items with what they describe: a clause of the sentence against the clause of
+        the aligned passage sentences that says the same about the same thing (its words other than
+        the items). In "tumours inside the capsule are stage I, those beyond it stage II", "inside
+        the capsule ... stage II" is a problem although the sentence names stage II; so is "X is
+        commonest in non-smokers" where the passage says it of Y and names X in another clause.
+        Stages, numbers, disease states, entities of each category and populations are bound."""
         theirs = [(c, self.terms(c, language), read(c, language)) for s in unit for c in clauses(s.text, language)]
         problems = []
         for clause in clauses(text, language):
             said = read(clause, language)
-            if not (said.stages or said.quantities) or not theirs:
+            items = _bound_items(said)
+            if not (items or said.quantities) or not theirs:
                 continue
-            terms = self.terms(clause, language) - set(said.stages)
-            # of passage clauses that describe it equally well, one that names the same stage or number
-            best, best_terms, reading = max(theirs, key=lambda t: (len(terms & t[1]), bool(said.stages & t[2].stages)
+            terms = self.terms(clause, language) - {f"{k}:{v}" for k, v in items} - set(said.stages)
+            # of passage clauses that describe it equally well, one that names the same item or number
+            best, best_terms, reading = max(theirs, key=lambda t: (len(terms & t[1]), bool(items & _bound_items(t[2]))
                                                                    or bool(set(said.quantities) & set(t[2].quantities)),
                                                                    -len(t[1])))
             if not terms or _coverage(terms, best_terms) < 0.6:
                 continue
-            for stage in sorted(said.stages - reading.stages):
-                others = sorted(v for v in reading.stages if _stage_kind(v) == _stage_kind(stage))
+            their_items = _bound_items(reading)
+            for kind, value in sorted(items - their_items):
+                others = sorted(v for k, v in their_items - items if k == kind and _group(k, v) == _group(kind, value))
                 if others:
-                    problems.append(SentenceProblem.of("stage", _shown(stage), number,
+                    problem = _PROBLEM_KIND.get(kind, "entity")
+                    shown = _shown(value) if problem == "stage" else (value if kind in _PROBLEM_KIND else f"{kind} {value}")
+                    problems.append(SentenceProblem.of(problem, shown, number,
                                                        f"{', '.join(_shown(o) for o in others)} ('{best}')"))
             for quantity in said.quantities:
                 same_unit = [q for q in reading.quantities if q.unit == quantity.unit]
@@ -384,14 +390,28 @@ def _marker_agrees(value: str, others: set[str]) -> bool:
     return False
 
 
-def _same_quantity(claim: Quantity, other: Quantity) -> bool:
-    if claim.unit and other.unit and claim.unit != other.unit and {claim.unit, other.unit} != {"y", "decade"}:
-        return False
-    if claim.value != other.value:
-        # one end of the passage's range, said on its own ("40대에서 50대" for "40~50대")
-        return "-" in other.value and claim.comparison in ("=", "~", "range") and claim.value in other.value.split("-")
-    lean = _LEANING.get(claim.comparison, "")
-    return not lean or lean == _LEANING.get(other.comparison, "")
+_PROBLEM_KIND = {"stage": "stage", "disease": "stage", "population": "population"}
+_POPULATION_GROUPS = [{"male", "female"}, {"child", "adolescent", "young-adult", "adult", "elderly"},
+                      {"smoker", "non-smoker"}, {"premenopausal", "postmenopausal"}]
+
+
+def _bound_items(reading: Reading) -> set[tuple[str, str]]:
+    """``(category, value)`` of the items a clause binds: stages, disease states, populations and
+    entities by facet (biomarkers, whose status is compared apart, left out)."""
+    items = {("stage", v) for v in reading.stages} | {("disease", v) for v in reading.disease}
+    items |= {("population", v) for v in reading.population}
+    return items | {(facet, v) for facet, values in reading.entities.items() if facet != "biomarker" for v in values}
+
+
+def _group(kind: str, value: str) -> str:
+    """Items of one group replace each other (stage I / stage II, men / women); others add."""
+    if kind == "stage":
+        return _stage_kind(value)
+    if kind == "disease":
+        return _disease_group(value)
+    if kind == "population":
+        return next((str(i) for i, group in enumerate(_POPULATION_GROUPS) if value in group), value)
+    return ""
 
 
 def _stage_kind(value: str) -> str:

@@ -17,8 +17,9 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from criss_rag.lexicon import facets as _facets
-from criss_rag.lexicon.claims import _number_words, prepare, read
+from criss_rag.lexicon.claims import prepare, read
 from criss_rag.lexicon.facet_words import LEXICON
+from criss_rag.lexicon.quantities import shares
 from criss_rag.lexicon.terms import _EN_STOP, _stem, ko_stem
 from criss_rag.text import detect_language
 
@@ -41,7 +42,7 @@ def tokens(text: str, language: str | None = None) -> tuple[str, ...]:
     text = prepare(text, language).lower()
     if language == "en":
         text = re.sub(r"n't\b", " not", text)
-    text = _number_words(text)
+    text = shares(text, language)
     canonical: list[str] = []
     for pattern, facet, value, _ in LEXICON[language]:
         if facet == "aspect":

@@ -15,8 +15,9 @@ import re
 from functools import lru_cache
 
 from criss_rag.lexicon import facets as _facets
-from criss_rag.lexicon.claims import _number_words, prepare
+from criss_rag.lexicon.claims import prepare
 from criss_rag.lexicon.facet_words import LEXICON
+from criss_rag.lexicon.quantities import shares
 from criss_rag.text import detect_language
 
 _EN_STOP = frozenset(
@@ -79,7 +80,7 @@ def content_terms(text: str, language: str | None = None) -> frozenset[str]:
     text = prepare(text, language)
     if language == "en":
         text = re.sub(r"n't\b", " not", text.lower())
-    text = _number_words(text)
+    text = shares(text, language)
     stages, text = _facets._stages(text)
     found: set[str] = set(stages)
     for pattern, facet, value, _ in LEXICON[language]:
