@@ -35,7 +35,7 @@ from functools import lru_cache
 from criss_rag.lexicon.claims import Reading, blanked, read
 from criss_rag.lexicon.claims import prepare as _prepare
 from criss_rag.lexicon.directions import contradicted, stronger
-from criss_rag.lexicon.edits import single_change
+from criss_rag.lexicon.edits import single_change, swapped
 from criss_rag.lexicon.negation import negated_scopes, without_non_negating
 from criss_rag.lexicon.quantities import same_quantity as _same_quantity
 from criss_rag.lexicon.terms import content_terms
@@ -201,10 +201,15 @@ class MeaningSupport:
                 problems.append(SentenceProblem.of("not_in_evidence", f"'{word}' (a stronger claim)", first))
                 break
         if not problems:
-            change = single_change(text, unit[0].text, language)
+            rest = " ".join(s.text for p in passages if p.number == first for s in p.sentences if s is not unit[0])
+            change = single_change(text, unit[0].text, language, context=rest)
             if change is not None:
                 said, instead = change
                 problems.append(SentenceProblem.of("changed", f"'{said}'", first, f"'{instead}'" if instead else ""))
+            exchanged = swapped(text, unit[0].text, language)
+            if exchanged is not None:
+                problems.append(SentenceProblem.of("changed", f"'{exchanged[0]}' and '{exchanged[1]}' swapped", first,
+                                                   f"'{exchanged[1]}' ... '{exchanged[0]}'"))
         problems = list({(p.kind, p.what): p for p in reversed(problems)}.values())[::-1]  # one per item
         return not problems, score, first, problems
 

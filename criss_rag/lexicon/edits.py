@@ -72,12 +72,15 @@ def decisive(token: str) -> bool:
     return ":" in token or token[:1].isdigit()
 
 
-def single_change(sentence: str, passage_sentence: str, language: str | None = None) -> tuple[str, str] | None:
+def single_change(sentence: str, passage_sentence: str, language: str | None = None,
+                  context: str = "") -> tuple[str, str] | None:
     """``(what the sentence says, what the passage sentence says there)`` when the sentence is the
-    passage sentence with exactly one short span replaced (at most two tokens for three), or one
-    decisive item inserted (spans left out do not count), else ``None``; a replacement that says the
-    same number or direction in another form is no change. Needs four tokens in common, and most of
-    the sentence's tokens."""
+    passage sentence with exactly one short span replaced (at most two tokens for three; for three
+    to eight Japanese or Chinese characters when the sentence puts a decisive item there), or one
+    decisive item inserted (spans left out do not count), else ``None``. No change: a replacement
+    that says the same number or direction in another form, and an inserted item that ``context``
+    (the rest of the passage) names, as a sentence that names what the passage sentence calls "it"
+    does. Needs four tokens in common, and most of the sentence's tokens."""
     language = language or detect_language(sentence)
     mine, theirs = tokens(sentence, language), tokens(passage_sentence, language)
     if len(mine) < 4:
@@ -93,12 +96,35 @@ def single_change(sentence: str, passage_sentence: str, language: str | None = N
         return None
     if tag == "insert" and (j2 - j1 > 2 or not any(decisive(t) for t in said)):
         return None
+    if tag == "insert" and context and {t for t in said if decisive(t)} <= set(tokens(context, language)):
+        return None
     if _same_meaning(said, theirs[i1:i2], language):
         return None
-    if tag == "replace" and (j2 - j1 > 2 or i2 - i1 > 3):
+    longest = 8 if language in ("ja", "zh") and any(decisive(t) for t in said) else 3
+    if tag == "replace" and (j2 - j1 > 2 or i2 - i1 > longest):
         return None
     joiner = " " if language in ("en", "ko") else ""
     return joiner.join(_shown(t) for t in said), joiner.join(_shown(t) for t in theirs[i1:i2])
+
+
+def swapped(sentence: str, passage_sentence: str, language: str | None = None) -> tuple[str, str] | None:
+    """``(first, second)`` when the sentence is the passage sentence with two of its spans (of up
+    to four tokens each) exchanged: "in the West squamous cell carcinoma, in Asia adenocarcinoma"
+    for "in Asia squamous cell carcinoma, in the West adenocarcinoma". Needs four tokens in common,
+    and most of the sentence's tokens."""
+    language = language or detect_language(sentence)
+    mine, theirs = tokens(sentence, language), tokens(passage_sentence, language)
+    matcher = SequenceMatcher(None, theirs, mine, autojunk=False)
+    ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    same = sum(j2 - j1 for tag, _, _, j1, j2 in matcher.get_opcodes() if tag == "equal")
+    if len(ops) != 2 or same < 4 or same < 0.6 * len(mine) or any(tag != "replace" for tag, *_ in ops):
+        return None
+    (_, a1, a2, b1, b2), (_, c1, c2, d1, d2) = ops
+    first, second = mine[b1:b2], mine[d1:d2]
+    if max(len(first), len(second)) > 4 or set(first) != set(theirs[c1:c2]) or set(second) != set(theirs[a1:a2]):
+        return None
+    joiner = " " if language in ("en", "ko") else ""
+    return joiner.join(_shown(t) for t in first), joiner.join(_shown(t) for t in second)
 
 
 def _shown(token: str) -> str:
