@@ -172,7 +172,7 @@ class MeaningSupport:
         pool = [s for p in passages for s in p.sentences]
         if not terms or not pool:
             return False, 0.0, None, [SentenceProblem.of("no_match", "no words to compare" if not terms else "empty evidence")]
-        unit = self._align(terms, pool)
+        unit = self._align(terms, pool, [self.terms(c, language) for c in clauses(text, language)])
         first = unit[0].number
         titles = frozenset().union(*(p.title_terms for p in passages if p.number in {s.number for s in unit}))
         covered = frozenset().union(*(s.terms for s in unit)) | titles
@@ -206,30 +206,39 @@ class MeaningSupport:
             if change is not None:
                 said, instead = change
                 problems.append(SentenceProblem.of("changed", f"'{said}'", first, f"'{instead}'" if instead else ""))
-            exchanged = swapped(text, unit[0].text, language)
+            exchanged = swapped(text, unit[0].text, language, reorder=not (claim.standard or aligned.standard))
             if exchanged is not None:
                 problems.append(SentenceProblem.of("changed", f"'{exchanged[0]}' and '{exchanged[1]}' swapped", first,
                                                    f"'{exchanged[1]}' ... '{exchanged[0]}'"))
         problems = list({(p.kind, p.what): p for p in reversed(problems)}.values())[::-1]  # one per item
         return not problems, score, first, problems
 
-    def _align(self, terms: frozenset[str], pool: list[Sentence]) -> list[Sentence]:
+    def _align(self, terms: frozenset[str], pool: list[Sentence], parts: Sequence[frozenset[str]] = ()) -> list[Sentence]:
         """The passage sentence sharing most of ``terms``, plus (when it has less than
-        ``single_sentence`` of them) up to two more that each add at least two terms it lacks."""
+        ``single_sentence`` of them) up to two more that each add at least two terms it lacks, and
+        for each clause of the sentence (``parts``: their terms) that the sentences so far hold less
+        than 60% of, the passage sentence that holds 60% of it (a condensed restatement of two
+        sentences, a claim drawn from two passages)."""
         described = frozenset(t for t in terms if not _STAGE_TERM.match(t))  # aligned by what it says, not its stage
         unit = [max(pool, key=lambda s: (len(described & s.terms), len(terms & s.terms), -len(s.terms)))]
         uncovered = terms - unit[0].terms
-        if _coverage(terms, unit[0].terms) >= self.single_sentence:
-            return unit
-        for _ in range(2):
-            rest = [s for s in pool if s not in unit]
-            if not rest or len(uncovered) < 2:
-                break
-            best = max(rest, key=lambda s: len(uncovered & s.terms))
-            if len(uncovered & best.terms) < 2:
-                break
-            unit.append(best)
-            uncovered -= best.terms
+        if _coverage(terms, unit[0].terms) < self.single_sentence:
+            for _ in range(2):
+                rest = [s for s in pool if s not in unit]
+                if not rest or len(uncovered) < 2:
+                    break
+                best = max(rest, key=lambda s: len(uncovered & s.terms))
+                if len(uncovered & best.terms) < 2:
+                    break
+                unit.append(best)
+                uncovered -= best.terms
+        for part in parts:
+            held = frozenset().union(*(s.terms for s in unit))
+            if len(part) < 2 or _coverage(part, held) >= 0.6 or len(unit) >= 4:
+                continue
+            best = max(pool, key=lambda s: len(part & s.terms))
+            if best not in unit and _coverage(part, best.terms) >= 0.6:
+                unit.append(best)
         return unit
 
     # -- decisive items ---------------------------------------------------------------------------
@@ -301,6 +310,8 @@ class MeaningSupport:
                 continue
             their_items = _bound_items(reading)
             for kind, value in sorted(items - their_items):
+                if _named(value, {v for k, v in their_items if k == kind}):
+                    continue
                 others = sorted(v for k, v in their_items - items if k == kind and _group(k, v) == _group(kind, value))
                 if others:
                     problem = _PROBLEM_KIND.get(kind, "entity")
@@ -441,13 +452,24 @@ def _items(kind: str, claimed: set[str], aligned: set[str], wide: set[str], numb
     another item of the same group, absent when no cited passage names it."""
     problems = []
     for value in sorted(claimed - aligned):
+        if _named(value, aligned):
+            continue
         others = sorted(v for v in aligned - claimed if group(v) == group(value))
         what = f"{label} {value}".strip() if label else _shown(value)
         if others:
             problems.append(SentenceProblem.of(kind, what, number, ", ".join(_shown(o) for o in others)))
-        elif value not in wide:
+        elif not _named(value, wide):
             problems.append(SentenceProblem.of(kind, what, number))
     return problems
+
+
+def _named(value: str, values: set[str]) -> bool:
+    """Whether ``values`` name ``value``: the same, or (a name kept as written in a script without
+    spaces, three characters or more) one ends with the other, as 用奥沙利铂 and 奥沙利铂."""
+    if value in values:
+        return True
+    return len(value) >= 3 and not value.isascii() and any(
+        len(v) >= 3 and not v.isascii() and (value.endswith(v) or v.endswith(value)) for v in values)
 
 
 def _shown(value: str) -> str:

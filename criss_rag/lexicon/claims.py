@@ -58,13 +58,25 @@ def _lexicon(text: str, language: str) -> tuple[dict[str, set[str]], str]:
     return found, text
 
 
+_STAGE_VALUE = r"(?:IV|III|II|I|[0-4])[A-Ca-c]?(?![A-Za-z])"
+_COORDINATED = re.compile(rf"\b(stage|grade)s?\s+({_STAGE_VALUE}(?:\s*(?:,|and|or|to)\s*{_STAGE_VALUE})+)", re.IGNORECASE)
+
+
+def _each_stage(match: re.Match) -> str:
+    """"grades 1 and 2" as "grade 1 and grade 2", "stages II, III or IV" likewise."""
+    word = match.group(1)
+    return re.sub(_STAGE_VALUE, lambda m: f"{word} {m.group(0)}", match.group(2))
+
+
 def prepare(text: str, language: str) -> str:
     """The normal form both sides are read in: NFKC, one dash and apostrophe, Simplified Chinese,
-    numbers as digits (:func:`~criss_rag.lexicon.normalize.normalize_numbers`), acronyms spelled out."""
+    numbers as digits (:func:`~criss_rag.lexicon.normalize.normalize_numbers`), coordinated stages
+    and grades each with its word ("grades 1 and 2"), acronyms spelled out."""
     text = normalize(text).replace("（", "(").replace("）", ")")
     if language == "zh":
         text = simplified(text)
     text = normalize_numbers(before_numbers(text))
+    text = _COORDINATED.sub(_each_stage, text)
     if language == "en":
         text = _facets._EN_ACRONYM_RE.sub(_facets._acronym, text)
     return text

@@ -20,7 +20,7 @@ from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.claims import prepare, read
 from criss_rag.lexicon.facet_words import LEXICON
 from criss_rag.lexicon.quantities import shares
-from criss_rag.lexicon.terms import _EN_STOP, _stem, ko_stem
+from criss_rag.lexicon.terms import _EN_STOP, _KO_ENDING, _stem, ko_stem
 from criss_rag.text import detect_language
 
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
@@ -30,6 +30,7 @@ _COMPARISON_WORD = re.compile("|".join(p for p, _ in [*_facets._CMP_BEFORE, *_fa
 # compared apart: negation words (negation), frequency and hedging adverbs (directions)
 _EN_NEGATION = frozenset("""not no never cannot can none nor neither generally typically commonly frequently mostly
 mainly largely usually often""".split())
+_EXCLUSIVE = ("population", "site", "disease")
 _ZH_FUNCTION = set("的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧")
 
 
@@ -55,7 +56,7 @@ def tokens(text: str, language: str | None = None) -> tuple[str, ...]:
     if language == "en":
         raw = [w for w in _WORD.findall(text) if w not in _EN_STOP and w not in _EN_NEGATION]
     elif language == "ko":
-        raw = [ko_stem(word) for word in _KO_TOKEN.findall(text)]
+        raw = [ko_stem(word) for word in _KO_TOKEN.findall(text) if not _KO_ENDING.fullmatch(word)]  # a lone particle
     else:
         raw = [t for t in _CJK_TOKEN.findall(text) if t not in _ZH_FUNCTION]
     out = []
@@ -107,17 +108,26 @@ def single_change(sentence: str, passage_sentence: str, language: str | None = N
     return joiner.join(_shown(t) for t in said), joiner.join(_shown(t) for t in theirs[i1:i2])
 
 
-def swapped(sentence: str, passage_sentence: str, language: str | None = None) -> tuple[str, str] | None:
+def swapped(sentence: str, passage_sentence: str, language: str | None = None,
+            reorder: bool = True) -> tuple[str, str] | None:
     """``(first, second)`` when the sentence is the passage sentence with two of its spans (of up
     to four tokens each) exchanged: "in the West squamous cell carcinoma, in Asia adenocarcinoma"
-    for "in Asia squamous cell carcinoma, in the West adenocarcinoma". Needs four tokens in common,
-    and most of the sentence's tokens."""
+    for "in Asia squamous cell carcinoma, in the West adenocarcinoma"; or with two decisive items of
+    one kind in the other order, not side by side in the passage sentence ("occurs in men, not seen in women"
+    for "occurs in women, not seen in men"; "children and adults" for "adults and children" is no
+    swap; ``reorder=False`` leaves this out where a comparison is restated: "compared with children,
+    adults fare worse"). Needs four tokens in common, and most of the sentence's tokens."""
     language = language or detect_language(sentence)
     mine, theirs = tokens(sentence, language), tokens(passage_sentence, language)
     matcher = SequenceMatcher(None, theirs, mine, autojunk=False)
     ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
     same = sum(j2 - j1 for tag, _, _, j1, j2 in matcher.get_opcodes() if tag == "equal")
-    if len(ops) != 2 or same < 4 or same < 0.6 * len(mine) or any(tag != "replace" for tag, *_ in ops):
+    if same < 4 or same < 0.6 * len(mine):
+        return None
+    exchanged = _reordered(mine, theirs) if reorder else None
+    if exchanged is not None:
+        return exchanged
+    if len(ops) != 2 or any(tag != "replace" for tag, *_ in ops):
         return None
     (_, a1, a2, b1, b2), (_, c1, c2, d1, d2) = ops
     first, second = mine[b1:b2], mine[d1:d2]
@@ -125,6 +135,21 @@ def swapped(sentence: str, passage_sentence: str, language: str | None = None) -
         return None
     joiner = " " if language in ("en", "ko") else ""
     return joiner.join(_shown(t) for t in first), joiner.join(_shown(t) for t in second)
+
+
+def _reordered(mine: tuple[str, ...], theirs: tuple[str, ...]) -> tuple[str, str] | None:
+    """Two decisive items of one kind that the sentence names in the other order than the passage
+    sentence, when the passage sentence has a token between them: populations, sites and disease
+    states, which exclude each other in a clause (treatments combine: "A with B" is "B with A")."""
+    for kind in dict.fromkeys(t.split(":")[0] for t in theirs if t.split(":")[0] in _EXCLUSIVE):
+        a = [t for t in mine if t.startswith(kind + ":")]
+        b = [t for t in theirs if t.startswith(kind + ":")]
+        if len(b) < 2 or sorted(a) != sorted(b) or a == b or len(set(b)) != len(b):
+            continue
+        first, second = next((x, y) for x, y in zip(a, b) if x != y)
+        if abs(theirs.index(first) - theirs.index(second)) >= 2:
+            return _shown(first), _shown(second)
+    return None
 
 
 def _shown(token: str) -> str:

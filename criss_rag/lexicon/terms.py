@@ -16,7 +16,9 @@ from functools import lru_cache
 
 from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.claims import prepare
+from criss_rag.lexicon.directions import CUES as DIRECTION_CUES
 from criss_rag.lexicon.facet_words import LEXICON
+from criss_rag.lexicon.negation import CUES as NEGATION_CUES
 from criss_rag.lexicon.quantities import shares
 from criss_rag.text import detect_language
 
@@ -46,6 +48,17 @@ _KO_PARTICLES = frozenset("에의은는이가을를도와과만로대서")
 _JA_RUN = re.compile(r"[一-龥々〆ァ-ヶー]+")
 _ZH_STOP = re.compile(r"[的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧很更较]")
 _HAN_RUN = re.compile(r"[一-龥]+")
+
+
+def _without_compared_words(text: str, language: str) -> str:
+    """``text`` with negation cues and frequency words ("usually", 보통, 通常, 一般) blanked: the
+    check compares them apart (polarity, directions), so a sentence that rewords them ("一般没有疼痛"
+    for "通常不伴有疼痛") still aligns with its passage sentence."""
+    text = NEGATION_CUES.get(language, NEGATION_CUES["en"]).sub(lambda m: " " * len(m.group(0)), text)
+    for pattern, value in DIRECTION_CUES.get(language, DIRECTION_CUES["en"]):
+        if value.startswith("frequency:"):
+            text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return text
 
 
 def ko_stem(word: str) -> str:
@@ -92,6 +105,7 @@ def content_terms(text: str, language: str | None = None) -> frozenset[str]:
             return " " * len(match.group(0))
         text = pattern.sub(keep, text)
     found.update(re.findall(r"\d+(?:\.\d+)?", text))
+    text = _without_compared_words(text, language)
     if language == "en":
         found.update(_stem(w) for w in _LATIN.findall(text) if w not in _EN_STOP and not w.isdigit())
     elif language == "ko":
