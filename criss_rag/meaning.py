@@ -54,6 +54,7 @@ CLAUSE_THRESHOLD = 0.4
 
 Terms = Callable[[str, str | None], frozenset[str]]  # (text, language) -> terms
 
+_EN_ITEM_CLAUSE = re.compile(r"[,;:()]|\s(?:but|whereas|while|although|though|because|so|which|who)\s")
 _CLAUSE = {
     "en": re.compile(r"[,;:()]|\s(?:but|whereas|while|although|though|because|so|and|which|who|or)\s"),
     "ko": re.compile(r"[,;:()，、]|(?<=[가-힣])(?:지만|으며|며|고|는데|어서|아서|므로)\s"),
@@ -87,9 +88,10 @@ class Passage:
     reading: Reading  # of the whole passage, its title included
 
 
-def clauses(text: str, language: str) -> list[str]:
-    """``text`` cut at commas, semicolons and the conjunctions that join clauses."""
-    pattern = _CLAUSE.get(language, _CLAUSE["en"])
+def clauses(text: str, language: str, joins: bool = True) -> list[str]:
+    """``text`` cut at commas, semicolons and the conjunctions that join clauses (``joins=False``:
+    not at "and" / "or", which join items as often as clauses)."""
+    pattern = _CLAUSE.get(language, _CLAUSE["en"]) if joins or language != "en" else _EN_ITEM_CLAUSE
     return [c.strip() for c in pattern.split(text if language != "en" else f" {text} ") if c and c.strip()]
 
 
@@ -290,36 +292,52 @@ class MeaningSupport:
         the items). In "tumours inside the capsule are stage I, those beyond it stage II", "inside
         the capsule ... stage II" is a problem although the sentence names stage II; so is "X is
         commonest in non-smokers" where the passage says it of Y and names X in another clause.
-        Stages, numbers, disease states, entities of each category and populations are bound."""
-        theirs = [(c, self.terms(c, language), read(c, language)) for s in unit for c in clauses(s.text, language)]
+        Numbers, stages, disease states, entities of each category and populations are bound; for
+        items, clauses are not cut at "and" / "or" (a coordination binds its items together), and
+        an item the passage names only as an element of a list is not bound elsewhere."""
         problems = []
-        for clause in clauses(text, language):
-            said = read(clause, language)
-            items = _bound_items(said)
-            if not (items or said.quantities) or not theirs:
-                continue
-            terms = self.terms(clause, language) - {f"{k}:{v}" for k, v in items} - set(said.stages)
-            # of passage clauses that describe it equally well, one that names the same item or number
-            best, best_terms, reading = max(theirs, key=lambda t: (len(terms & t[1]), bool(items & _bound_items(t[2]))
-                                                                   or bool(set(said.quantities) & set(t[2].quantities)),
-                                                                   -len(t[1])))
-            if not terms or _coverage(terms, best_terms) < 0.6:
-                continue
-            their_items = _bound_items(reading)
-            for kind, value in sorted(items - their_items):
-                if _named(value, {v for k, v in their_items if k == kind}):
+        for joins in (True, False):  # numbers by every clause, items by clauses not cut at and / or
+            theirs = [(c, self.terms(c, language), read(c, language)) for s in unit
+                      for c in clauses(s.text, language, joins=joins)]
+            for clause in clauses(text, language, joins=joins):
+                said = read(clause, language)
+                items = _bound_items(said) if not joins else {("stage", v) for v in said.stages}
+                if not (items or (joins and said.quantities)) or not theirs:
                     continue
-                others = sorted(v for k, v in their_items - items if k == kind and _group(k, v) == _group(kind, value))
-                if others:
-                    problem = _PROBLEM_KIND.get(kind, "entity")
-                    shown = _shown(value) if problem == "stage" else (value if kind in _PROBLEM_KIND else f"{kind} {value}")
-                    problems.append(SentenceProblem.of(problem, shown, number,
-                                                       f"{', '.join(_shown(o) for o in others)} ('{best}')"))
-            for quantity in said.quantities:
-                same_unit = [q for q in reading.quantities if q.unit == quantity.unit]
-                if same_unit and not any(_same_quantity(quantity, q) for q in same_unit):
-                    problems.append(SentenceProblem.of("number", str(quantity), number,
-                                                       f"{', '.join(str(q) for q in same_unit)} ('{best}')"))
+                terms = self.terms(clause, language) - {f"{k}:{v}" for k, v in items} - set(said.stages)
+                # of passage clauses that describe it equally well, one that names the same item or number
+                best, best_terms, reading = max(theirs, key=lambda t: (
+                    len(terms & t[1]), bool(items & _bound_items(t[2])) or bool(set(said.quantities) & set(t[2].quantities)),
+                    -len(t[1])))
+                if not terms or _coverage(terms, best_terms) < 0.6:
+                    continue
+                problems += self._unbound(items, reading, best, theirs, number)
+                for quantity in said.quantities if joins else ():
+                    same_unit = [q for q in reading.quantities if q.unit == quantity.unit]
+                    if same_unit and not any(_same_quantity(quantity, q) for q in same_unit):
+                        problems.append(SentenceProblem.of("number", str(quantity), number,
+                                                           f"{', '.join(str(q) for q in same_unit)} ('{best}')"))
+        return problems
+
+    def _unbound(self, items: set[tuple[str, str]], reading: Reading, best: str, theirs: list, number: int
+                 ) -> list[SentenceProblem]:
+        """Problems for the clause's ``items`` that the passage clause ``best`` replaces by another of
+        their group, unless the passage names the item only as an element of a list (a clause with
+        no words of its own)."""
+        problems = []
+        their_items = _bound_items(reading)
+        for kind, value in sorted(items - their_items):
+            if _named(value, {v for k, v in their_items if k == kind}):
+                continue
+            others = sorted(v for k, v in their_items - items if k == kind and _group(k, v) == _group(kind, value))
+            where = [t for c, t, r in theirs if (kind, value) in _bound_items(r)]
+            listed = where and all(not (t - {f"{k}:{v}" for k, v in _bound_items(r)}) for c, t, r in theirs
+                                   if (kind, value) in _bound_items(r))
+            if others and not listed:
+                problem = _PROBLEM_KIND.get(kind, "entity")
+                shown = _shown(value) if problem == "stage" else (value if kind in _PROBLEM_KIND else f"{kind} {value}")
+                problems.append(SentenceProblem.of(problem, shown, number,
+                                                   f"{', '.join(_shown(o) for o in others)} ('{best}')"))
         return problems
 
     def _negation(self, text: str, language: str, unit: list[Sentence]) -> list[SentenceProblem]:

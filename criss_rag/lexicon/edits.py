@@ -125,6 +125,8 @@ def swapped(sentence: str, passage_sentence: str, language: str | None = None,
     if same < 4 or same < 0.6 * len(mine):
         return None
     exchanged = _reordered(mine, theirs) if reorder else None
+    if exchanged is None and sorted(mine) == sorted(theirs) and mine != theirs:
+        exchanged = _exchanged_blocks(mine, theirs)
     if exchanged is not None:
         return exchanged
     if len(ops) != 2 or any(tag != "replace" for tag, *_ in ops):
@@ -135,6 +137,24 @@ def swapped(sentence: str, passage_sentence: str, language: str | None = None,
         return None
     joiner = " " if language in ("en", "ko") else ""
     return joiner.join(_shown(t) for t in first), joiner.join(_shown(t) for t in second)
+
+
+def _exchanged_blocks(mine: tuple[str, ...], theirs: tuple[str, ...]) -> tuple[str, str] | None:
+    """Two spans of up to four tokens that the passage sentence has in the other places, with words
+    of the sentence's own (not only decisive items) between them: "A for X, B for Y" for "B for X,
+    A for Y". Spans side by side, or with only items between (a list in another order), are word
+    order, not a swap."""
+    n = len(theirs)
+    for i in range(n):
+        for j in range(i + 1, min(i + 5, n + 1)):
+            for k in range(j + 1, n):
+                if all(decisive(t) for t in theirs[j:k]):
+                    continue
+                for m in range(k + 1, min(k + 5, n + 1)):
+                    if theirs[:i] + theirs[k:m] + theirs[j:k] + theirs[i:j] + theirs[m:] == mine:
+                        joiner = " " if not any("\u3040" <= ch <= "\u9fff" for t in mine for ch in t) else ""
+                        return joiner.join(_shown(t) for t in theirs[k:m]), joiner.join(_shown(t) for t in theirs[i:j])
+    return None
 
 
 def _reordered(mine: tuple[str, ...], theirs: tuple[str, ...]) -> tuple[str, str] | None:
