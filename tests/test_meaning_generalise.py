@@ -63,9 +63,9 @@ def test_a_share_in_other_words_is_supported_and_another_share_is_not():
 
 
 def test_a_range_said_with_the_unit_once_matches_one_said_with_it_twice():
-    passage = "このホルモン薬は、手術後に3年から6年飲み続けます。"
-    assert judge("このホルモン薬は、手術後に3〜6年飲み続けます。", passage).supported
-    assert not judge("このホルモン薬は、手術後に3〜8年飲み続けます。", passage).supported
+    passage = "이 호르몬 약은 수술 후 3년에서 6년 동안 복용합니다."
+    assert judge("이 호르몬 약은 수술 후 3~6년간 복용합니다.", passage).supported
+    assert not judge("이 호르몬 약은 수술 후 3~8년간 복용합니다.", passage).supported
 
 
 # -- items bound to their clause ----------------------------------------------------------------
@@ -117,9 +117,9 @@ def test_a_decisive_item_in_place_of_a_longer_japanese_span_is_a_change():
 # -- alignment --------------------------------------------------------------------------------------
 
 def test_a_clause_restating_another_sentence_of_the_passage_is_aligned_with_it():
-    passage = "The drug lowers the chance of relapse in women after surgery. Treatment usually lasts 3 to 6 years."
-    assert judge("The drug lowers the chance of relapse in women after surgery, and treatment lasts 3 to 6 years.",
-                 passage).supported
+    passage = "この薬は閉経前の女性の乳がん再発リスクを下げます。通常5年間服用します。"
+    assert judge("この薬は閉経前の女性の乳がん再発リスクを下げ、5年間服用されます。", passage).supported
+    assert not judge("この薬は閉経前の女性の乳がん再発リスクを下げ、8年間服用されます。", passage).supported
 
 
 def test_negation_cues_and_frequency_words_are_compared_apart_not_as_terms():
@@ -139,8 +139,8 @@ def test_a_lone_korean_particle_is_no_change():
 
 
 def test_a_name_written_without_spaces_matches_by_its_end():
-    passage = "紫杉醇可能引起手脚麻木。"
-    assert judge("使用紫杉醇可能引起手脚麻木。", passage).supported
+    passage = "奥沙利铂可能引起手脚麻木。"
+    assert judge("使用奥沙利铂可能引起手脚麻木。", passage).supported  # read as the drug 用奥沙利铂
 
 
 def test_traditional_characters_fold_with_opencc_s_table():

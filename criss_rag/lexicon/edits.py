@@ -19,7 +19,7 @@ from functools import lru_cache
 from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.claims import prepare, read
 from criss_rag.lexicon.facet_words import LEXICON
-from criss_rag.lexicon.quantities import shares
+from criss_rag.lexicon.quantities import Quantity, quantity_spans, same_quantity, shares
 from criss_rag.lexicon.terms import _EN_STOP, _KO_ENDING, _stem, ko_stem
 from criss_rag.text import detect_language
 
@@ -45,6 +45,9 @@ def tokens(text: str, language: str | None = None) -> tuple[str, ...]:
         text = re.sub(r"n't\b", " not", text)
     text = shares(text, language)
     canonical: list[str] = []
+    for start, end, quantity in reversed(quantity_spans(text)):  # one token per number with its unit and comparison
+        canonical.append(f"qty:{quantity.comparison}|{quantity.value}|{quantity.unit}")
+        text = f"{text[:start]} \x00{len(canonical) - 1}\x00 {text[end:]}"
     for pattern, facet, value, _ in LEXICON[language]:
         if facet == "aspect":
             continue
@@ -97,11 +100,14 @@ def single_change(sentence: str, passage_sentence: str, language: str | None = N
         return None
     if tag == "insert" and (j2 - j1 > 2 or not any(decisive(t) for t in said)):
         return None
-    if tag == "insert" and context and {t for t in said if decisive(t)} <= set(tokens(context, language)):
-        return None
+    if tag == "insert" and {t for t in said if decisive(t)} <= set(theirs) | (set(tokens(context, language)) if context else set()):
+        return None  # moved within the sentence, or named by the rest of the passage
+    if said == ("qty:=|1|x",) and not any(decisive(t) for t in theirs[i1:i2]):
+        return None  # "once every two years" for "every two years"
     if _same_meaning(said, theirs[i1:i2], language):
         return None
-    longest = 8 if language in ("ja", "zh") and any(decisive(t) for t in said) else 3
+    named = any(":" in t and not t.startswith("qty:") for t in said)  # a word-list item, not a number
+    longest = 8 if language in ("ja", "zh") and named else 3
     if tag == "replace" and (j2 - j1 > 2 or i2 - i1 > longest):
         return None
     joiner = " " if language in ("en", "ko") else ""
@@ -173,7 +179,36 @@ def _reordered(mine: tuple[str, ...], theirs: tuple[str, ...]) -> tuple[str, str
 
 
 def _shown(token: str) -> str:
+    if token.startswith("qty:"):
+        return str(_quantity(token))
     return token.split(":", 1)[1] if ":" in token else token
+
+
+def _quantity(token: str) -> Quantity:
+    comparison, value, unit = token[4:].split("|")
+    return Quantity(comparison, value, unit)
+
+
+def _named_alike(said: tuple[str, ...], instead: tuple[str, ...]) -> bool:
+    """The same numbers (in any unit of time), or the same names written without spaces, one
+    ending with the other (用奥沙利铂, 奥沙利铂)."""
+    amounts = [t for t in said if t.startswith("qty:")], [t for t in instead if t.startswith("qty:")]
+    if amounts[0] and len(amounts[0]) == len(amounts[1]) \
+            and not any(decisive(t) for t in (*said, *instead) if not t.startswith("qty:")):
+        said, instead = amounts  # "can exceed 80%" for "can reach 80% or more": the numbers decide
+    if len(said) != len(instead) or not said:
+        return False
+    for a, b in zip(said, instead):
+        if a.startswith("qty:") and b.startswith("qty:"):
+            if not same_quantity(_quantity(a), _quantity(b)):
+                return False
+            continue
+        facet, _, value = a.partition(":")
+        other_facet, _, other = b.partition(":")
+        if not value or facet != other_facet or value.isascii() or other.isascii() or min(len(value), len(other)) < 3 \
+                or not (value.endswith(other) or other.endswith(value)):
+            return False
+    return True
 
 
 def _same_meaning(said: tuple[str, ...], instead: tuple[str, ...], language: str) -> bool:
@@ -183,6 +218,8 @@ def _same_meaning(said: tuple[str, ...], instead: tuple[str, ...], language: str
     mine, theirs = joiner.join(_shown(t) for t in said), joiner.join(_shown(t) for t in instead)
     if not theirs:
         return False
+    if _named_alike(said, instead):
+        return True
     if _COMPARISON_WORD.fullmatch(mine.strip()):
         return True  # a comparison word: numbers are compared with theirs apart
     a, b = read(mine, language), read(theirs, language)

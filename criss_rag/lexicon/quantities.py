@@ -28,6 +28,7 @@ _AFTER_RE = re.compile(r"^[\s-]*(?:" + "|".join(f"(?P<a{i}>{p})" for i, (p, _) i
 # what joins the two ends of a range written with the unit after each end ("5년에서 10년")
 _RANGE_JOIN = re.compile(r"^\s*(?:-|~|to|through|부터|에서|から|至|到)\s*$")
 _AGE_BEFORE = re.compile(r"(?:\baged?|\bages?(?:\s+of)?|만)\s*(?:between|from)?\s*$")
+_LASTING = re.compile(r"\s*(?:간|동안|間)")  # "3년간", "3년 동안", "3年間": how long, part of the quantity
 _BETWEEN = re.compile(r"\bbetween\b[^.,;]*$")
 _SPAN_BEFORE = re.compile(r"\b(?:over|in|during|for)\s+the\s+(?:past|last|next)\s*$")
 _HAN_RANGE_START = re.compile(r"([〇零一二两三四五六七八九十]+)(?=\s*(?:至|到|~|-|から)\s*[〇零一二两三四五六七八九十\d])")
@@ -137,10 +138,9 @@ def _read_one(text: str, match: re.Match) -> tuple[str | None, str, str, int, in
     return comparison, _facets._normal_number(match.group(0)), unit or "", start, end
 
 
-def quantities(text: str) -> tuple[list[Quantity], str]:
-    """Each number of ``text`` as a :class:`Quantity`, and the text with those spans blanked."""
-    found: list[Quantity] = []
-    spans = []
+def quantity_spans(text: str) -> list[tuple[int, int, Quantity]]:
+    """Each number of ``text`` as a :class:`Quantity` with the span it and its words take."""
+    found: list[tuple[int, int, Quantity]] = []
     matches = list(_facets._NUMBER_RE.finditer(text))
     skip = False
     for i, match in enumerate(matches):
@@ -161,11 +161,19 @@ def quantities(text: str) -> tuple[list[Quantity], str]:
             number, unit = "-".join(_scaled(part, 100) for part in number.split("-")), "cm"
         if "-" in number and comparison in (None, "range"):
             comparison = "range"
-        found.append(Quantity(comparison or "=", number, unit))
-        spans.append((start, end))
-    for start, end in reversed(spans):
+        if unit in _DAYS:
+            lasting = _LASTING.match(text, end)
+            end = lasting.end() if lasting else end
+        found.append((start, end, Quantity(comparison or "=", number, unit)))
+    return found
+
+
+def quantities(text: str) -> tuple[list[Quantity], str]:
+    """Each number of ``text`` as a :class:`Quantity`, and the text with those spans blanked."""
+    spans = quantity_spans(text)
+    for start, end, _ in reversed(spans):
         text = text[:start] + " " * (end - start) + text[end:]
-    return found, text
+    return [q for _, _, q in spans], text
 
 
 def _scaled(number: str, factor: float) -> str:
