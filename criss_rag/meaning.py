@@ -299,7 +299,10 @@ class MeaningSupport:
         for joins in (True, False):  # numbers by every clause, items by clauses not cut at and / or
             theirs = [(c, self.terms(c, language), read(c, language)) for s in unit
                       for c in clauses(s.text, language, joins=joins)]
+            quoted = {c for c, _, _ in theirs}
             for clause in clauses(text, language, joins=joins):
+                if clause in quoted:
+                    continue  # a clause of the passage quoted as it is: bound as there
                 said = read(clause, language)
                 items = _bound_items(said) if not joins else {("stage", v) for v in said.stages}
                 if not (items or (joins and said.quantities)) or not theirs:

@@ -146,3 +146,12 @@ def test_a_name_written_without_spaces_matches_by_its_end():
 def test_traditional_characters_fold_with_opencc_s_table():
     # 瀉 was missing from the sentence check's own short table; OpenCC's character table has it
     assert judge("放療可能引起腹瀉。", "放疗可能引起腹泻。").supported
+
+
+@pytest.mark.parametrize("sentence", [
+    "Trials are open to patients with stage II bladder cancer, stage III bladder cancer, stage IV bladder cancer, "
+    "and recurrent bladder cancer.",
+    "Childhood acute lymphoblastic leukaemia (also called acute lymphocytic leukaemia) is a cancer of the blood.",
+])
+def test_a_quoted_sentence_is_bound_as_in_its_passage(sentence):
+    assert judge(sentence, f"{sentence} Ask your doctor which trial fits.").supported
