@@ -350,7 +350,7 @@ class MeaningSupport:
         that cancel out (double negatives) and "not only ... but also" negate nothing."""
         def read_clauses(sentence: str) -> list[tuple[str, frozenset[str], frozenset[str]]]:
             out = []
-            for clause in clauses(without_non_negating(sentence, language), language):
+            for clause in clauses(without_non_negating(sentence, language), language, joins=False):
                 scopes = negated_scopes(clause, language, blanked(clause, language))
                 scope_terms = frozenset().union(*(self.terms(s, language) for s in scopes)) if scopes else frozenset()
                 if language != "en":  # a window cut inside a word leaves one-character fragments

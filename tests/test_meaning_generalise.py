@@ -155,3 +155,10 @@ def test_traditional_characters_fold_with_opencc_s_table():
 ])
 def test_a_quoted_sentence_is_bound_as_in_its_passage(sentence):
     assert judge(sentence, f"{sentence} Ask your doctor which trial fits.").supported
+
+
+def test_negation_scope_runs_over_and_or():
+    passage = "There are no signs or symptoms of this bone tumour at first, so it is found late."
+    assert judge("There are no signs or symptoms of this bone tumour at first.", passage).supported
+    verdict = judge("There are clear signs or symptoms of this bone tumour at first.", passage)
+    assert not verdict.supported and verdict.problems[0].kind == "negation"
