@@ -43,6 +43,9 @@ def values(text: str, language: str) -> list[str]:
     ("it is most common between the ages of twenty and forty", "en", ["20-40 years"]),
     ("women aged 20 to 40", "en", ["20-40 years"]),                 # an age
     ("cases rose over the past 20 years", "en", ["20 years"]),      # a span, not "more than 20 years"
+    ("疗程不少于五年", "zh", ["at least 5 years"]),                   # a negated comparison is its converse
+    ("每天不超过2杯", "zh", ["at most 2 drink"]),
+    ("体温达到或超过38度", "zh", ["at least 38"]),
 ])
 def test_numbers_are_read_in_any_notation(text, language, expected):
     assert values(text, language) == expected

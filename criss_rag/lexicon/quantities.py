@@ -32,6 +32,8 @@ _LASTING = re.compile(r"\s*(?:간|동안|間)")  # "3년간", "3년 동안", "3�
 _BETWEEN = re.compile(r"\bbetween\b[^.,;]*$")
 _SPAN_BEFORE = re.compile(r"\b(?:over|in|during|for)\s+the\s+(?:past|last|next)\s*$")
 _HAN_RANGE_START = re.compile(r"([〇零一二两三四五六七八九十]+)(?=\s*(?:至|到|~|-|から)\s*[〇零一二两三四五六七八九十\d])")
+_NOT_BELOW = re.compile(r"不(?:少|低|小|短|下)于|(?:达到|等于)或(?:超过|高于|以上)")
+_NOT_ABOVE = re.compile(r"不(?:超过|高于|大于|多于|长于)|(?:达到|等于)或(?:低于|少于)")
 _PERCENT_OF = re.compile(r"百分之([〇零一二两三四五六七八九十百\d]+)")
 _CJK_TENTHS_RANGE = re.compile(r"([一二三四五六七八九十\d]+)\s*(?:至|到|~|-|から)\s*([一二三四五六七八九十\d]+)\s*(割|成)")
 _COUNTER = r"(?:명|건|개|人|名|例|个|個|件|位|例中)?"
@@ -104,7 +106,8 @@ def shares(text: str, language: str) -> str:
 
 def before_numbers(text: str) -> str:
     """What :func:`~criss_rag.lexicon.normalize.normalize_numbers` does not read: a range of tenths
-    ("八至九成" -> 80-90%), the first numeral of a range ("三到四倍"), and 百分之 ("百分之八十" -> 80%)."""
+    ("八至九成" -> 80-90%), the first numeral of a range ("三到四倍"), 百分之 ("百分之八十" -> 80%),
+    and a negated comparison as its converse (不少于 "not less than" -> ≥, 不超过 -> ≤, 达到或超过 -> ≥)."""
     def tenths_range(match: re.Match) -> str:
         low, high = cjk_int(match.group(1)), cjk_int(match.group(2))
         return f"{low * 10}-{high * 10}%" if low is not None and high is not None and high <= 10 else match.group(0)
@@ -115,6 +118,8 @@ def before_numbers(text: str) -> str:
     def percent(match: re.Match) -> str:
         value = cjk_int(match.group(1))
         return f"{value}%" if value is not None else match.group(0)
+    text = _NOT_BELOW.sub("≥", text)
+    text = _NOT_ABOVE.sub("≤", text)
     return _PERCENT_OF.sub(percent, text)
 
 
