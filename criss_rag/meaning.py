@@ -6,17 +6,18 @@ together) when
 1. its content aligns with them: the sentence is aligned with the passage sentence that shares
    most of its content terms (:mod:`criss_rag.lexicon.terms`: paraphrase-tolerant, KO/JA/ZH
    without a plugin), plus up to two more passage sentences when each adds at least two of its
-   terms (a condensed restatement, a claim drawn from two passages); at least ``threshold`` of
-   its terms must be found there; and every clause of it with three or more terms must have at
-   least ``clause_threshold`` of them somewhere in the cited passages (an appended clause, a new
-   claim); and
+   terms, plus the passage sentence each of its clauses restates (a condensed restatement, a claim
+   drawn from two passages); at least ``threshold`` of its terms must be found there; and every
+   clause of it with three or more terms must have at least ``clause_threshold`` of them somewhere
+   in the cited passages (an appended clause, a new claim); and
 2. nothing decisive in it is contradicted by, or absent from, the aligned sentences
-   (:mod:`criss_rag.lexicon.claims`): its polarity (negating cues with their scope, clause by
-   clause), each number with its comparison word and unit, stages / TNM / grades and disease
-   states (early, advanced, metastatic, ...), entities by category (subtype, organ or site,
-   treatment, test, drug, biomarker and status, line of therapy), populations, directions on each
-   scale (more / less, higher / lower, before / after, common / rare, ...) and the standard of a
-   comparison ("than men").
+   (:mod:`criss_rag.lexicon.claims`, :mod:`criss_rag.meaning_items`): its polarity (negating cues
+   with their scope, clause by clause), each number with its comparison word and unit in any
+   notation (:mod:`criss_rag.lexicon.quantities`), stages / TNM / grades and disease states,
+   entities by category, populations, directions on each scale and the standard of a comparison
+   ("than men"); each item bound to its clause (a clause against the passage clause that says the
+   same about the same thing); one changed span or two exchanged spans of a near copy
+   (:mod:`criss_rag.lexicon.edits`).
 
 An item of the sentence that the aligned sentences lack is a problem when they name another item of
 the same category (a contradiction: "stage III" where they say "stage I"), or when no cited passage
@@ -346,8 +347,9 @@ class MeaningSupport:
     def _negation(self, text: str, language: str, unit: list[Sentence]) -> list[SentenceProblem]:
         """Polarity with scope, clause by clause. A negated clause of the sentence needs a negated
         clause of the aligned passage sentences about the same thing; a negated passage clause
-        whose negated words a clause of the sentence repeats needs that clause negated too. Cues
-        that cancel out (double negatives) and "not only ... but also" negate nothing."""
+        whose negated words a clause of the sentence repeats needs that clause negated too (clauses
+        not cut at "and" / "or": "no signs or symptoms" negates both). Cues that cancel out (double
+        negatives) and "not only ... but also" negate nothing."""
         def read_clauses(sentence: str) -> list[tuple[str, frozenset[str], frozenset[str]]]:
             out = []
             for clause in clauses(without_non_negating(sentence, language), language, joins=False):
