@@ -120,9 +120,11 @@ def test_a_decisive_item_in_place_of_a_longer_japanese_span_is_a_change():
 # -- alignment --------------------------------------------------------------------------------------
 
 def test_a_clause_restating_another_sentence_of_the_passage_is_aligned_with_it():
-    passage = "この薬は閉経前の女性の乳がん再発リスクを下げます。通常5年間服用します。"
-    assert judge("この薬は閉経前の女性の乳がん再発リスクを下げ、5年間服用されます。", passage).supported
-    assert not judge("この薬は閉経前の女性の乳がん再発リスクを下げ、8年間服用されます。", passage).supported
+    passage = ("この薬は閉経前の女性のホルモン受容体陽性乳がんの再発リスクと対側乳がんの発症リスクを下げます。"
+               "通常5年間服用します。")
+    claim = "この薬は閉経前の女性のホルモン受容体陽性乳がんの再発リスクと対側乳がんの発症リスクを下げ、{}年間服用されます。"
+    assert judge(claim.format(5), passage).supported
+    assert not judge(claim.format(8), passage).supported
 
 
 def test_negation_cues_and_frequency_words_are_compared_apart_not_as_terms():
