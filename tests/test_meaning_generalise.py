@@ -34,6 +34,10 @@ def values(text: str, language: str) -> list[str]:
     ("患者の4分の1が再発します", "ja", ["25%"]),                       # a fraction, whole first
     ("三分之二的患者会复发", "zh", ["67%"]),
     ("about a quarter of patients relapse", "en", ["about 25%"]),
+    ("a fifth of patients relapse", "en", ["20%"]),
+    ("1/5 of patients relapse", "en", ["20%"]),
+    ("5人に1人が再発します", "ja", ["20%"]),
+    ("每5人中有1人复发", "zh", ["20%"]),
     ("roughly half of patients relapse", "en", ["about 50%"]),      # half
     ("환자의 절반이 재발합니다", "ko", ["50%"]),
     ("半年ごとに検査します", "ja", ["6 months"]),                     # half a year
@@ -56,6 +60,8 @@ def test_values_compare_across_units_of_time():
     assert same_quantity(Quantity("=", "6", "mo"), Quantity("=", "0.5", "y"))
     assert not same_quantity(Quantity("=", "6", "mo"), Quantity("=", "1", "y"))
     assert not same_quantity(Quantity("=", "30", "%"), Quantity("=", "31", "%"))  # no tolerance in one unit
+    assert same_quantity(Quantity("<", "5", "mm"), Quantity("<", "0.5", "cm"))
+    assert not same_quantity(Quantity("<", "5", "mm"), Quantity("<", "5", "cm"))
 
 
 def test_a_share_in_other_words_is_supported_and_another_share_is_not():

@@ -6,7 +6,7 @@ as digits): shares become percentages ("3 in 10", "10명 중 약 3명", "10人�
 반년); a range is one quantity whether its unit is written once or twice ("5 to 10 years", "5년에서
 10년", "5年から10年", "between 15 and 35"); "aged 15" is an age; "over the past 40 years" is a
 span, not "more than 40 years". :func:`same_quantity` compares values across the units of time
-(7-14 days = 1-2 weeks, 6 months = half a year) and of length (1.5 m = 150 cm).
+(7-14 days = 1-2 weeks, 6 months = half a year) and of length (5 mm = 0.5 cm; 1.5 m is read as 150 cm).
 """
 
 from __future__ import annotations
@@ -38,13 +38,17 @@ _PERCENT_OF = re.compile(r"百分之([〇零一二两三四五六七八九十百
 _CJK_TENTHS_RANGE = re.compile(r"([一二三四五六七八九十\d]+)\s*(?:至|到|~|-|から)\s*([一二三四五六七八九十\d]+)\s*(割|成)")
 _COUNTER = r"(?:명|건|개|人|名|例|个|個|件|位|例中)?"
 _APPROX = r"(약|대략|约|約|大约|およそ)?\s*"
-_CJK_SHARE = re.compile(rf"({_HAN})\s*{_COUNTER}\s*(?:中|가운데|중|のうち|之中|当中)\s*{_APPROX}({_HAN})\s*{_COUNTER}")
+_CJK_SHARE = re.compile(rf"({_HAN})\s*{_COUNTER}\s*(?:中|가운데|중|のうち|之中|当中|に)\s*(?:就|会)?有?\s*{_APPROX}({_HAN})\s*{_COUNTER}")
 _EN_SHARE = re.compile(r"\b(?:(\d+)\s+(?:to|or|-)\s+)?(\d+)\s+(?:in|out\s+of|of\s+every)\s+(\d+)\b")
 _FRACTION = re.compile(rf"({_HAN})\s*(?:分之|分の|분의)\s*({_HAN})")
-_EN_FRACTION = re.compile(r"\b(a|1|2|3)[\s-](third|thirds|quarter|quarters)\b")
+_EN_FRACTION = re.compile(r"\b(a|1|2|3|4|5|6|7|8|9)[\s-](third|quarter|fifth|tenth)s?\b")
+_EN_SLASH = re.compile(r"\b(\d{1,2})\s*/\s*(\d{1,3})(?=\s+of\b)")  # "1/3 of patients"
+_PARTS = {"third": 3, "quarter": 4, "fifth": 5, "tenth": 10}
 _HALF_YEAR = re.compile(r"\bhalf\s+(?:a|an)\s+year\b|반년|半年")
 _HALF = re.compile(r"\b(?:a\s+|1\s+)?half\b|절반|半数|半分|一半")
 _DAYS = {"d": 1.0, "wk": 7.0, "mo": 30.44, "y": 365.25}
+_CM = {"mm": 0.1, "cm": 1.0}
+_SCALES = (_DAYS, _CM)  # units compared by value: of time, of length
 _LEANING = {"=": "", "~": "", "range": "range", ">": "up", ">=": "up", "<": "down", "<=": "down"}
 
 
@@ -91,11 +95,12 @@ def shares(text: str, language: str) -> str:
 
     def en_fraction(match: re.Match) -> str:
         count = 1 if match.group(1) == "a" else int(match.group(1))
-        return _percent(count, 3 if match.group(2).startswith("third") else 4) or match.group(0)
+        return _percent(count, _PARTS[match.group(2)]) or match.group(0)
 
     if language == "en":
         text = _EN_SHARE.sub(en_share, text)
         text = _EN_FRACTION.sub(en_fraction, text)
+        text = _EN_SLASH.sub(lambda m: _percent(int(m.group(1)), int(m.group(2))) or m.group(0), text)
     else:
         text = _CJK_SHARE.sub(cjk_share, text)
         text = _FRACTION.sub(fraction, text)
@@ -188,11 +193,16 @@ def _scaled(number: str, factor: float) -> str:
         return number
 
 
-def _values(quantity: Quantity, unit: str) -> list[str]:
-    """The ends of ``quantity`` in ``unit`` (a unit of time), as written when it is in that unit."""
-    if quantity.unit == unit or quantity.unit not in _DAYS:
+def _scale(a: str, b: str) -> dict[str, float] | None:
+    """The scale (time, length) both units belong to, or None."""
+    return next((scale for scale in _SCALES if a in scale and b in scale), None)
+
+
+def _values(quantity: Quantity, unit: str, scale: dict[str, float]) -> list[str]:
+    """The ends of ``quantity`` in ``unit`` of ``scale``."""
+    if quantity.unit == unit:
         return quantity.value.split("-")
-    return [_scaled(part, _DAYS[quantity.unit] / _DAYS[unit]) for part in quantity.value.split("-")]
+    return [_scaled(part, scale[quantity.unit] / scale[unit]) for part in quantity.value.split("-")]
 
 
 def _close(a: str, b: str, tolerance: float) -> bool:
@@ -204,15 +214,16 @@ def _close(a: str, b: str, tolerance: float) -> bool:
 
 
 def same_quantity(claim: Quantity, other: Quantity) -> bool:
-    """Whether ``other`` says the number ``claim`` says: the same value (in any unit of time), or
-    one end of ``other``'s range said on its own, with a comparison that leans the same way."""
+    """Whether ``other`` says the number ``claim`` says: the same value (in any unit of time or of
+    length), or one end of ``other``'s range said on its own, with a comparison that leans the same
+    way."""
+    scale = _scale(claim.unit, other.unit) if claim.unit != other.unit else None
     if claim.unit and other.unit and claim.unit != other.unit and {claim.unit, other.unit} != {"y", "decade"} \
-            and not (claim.unit in _DAYS and other.unit in _DAYS):
+            and scale is None:
         return False
-    unit = claim.unit if claim.unit in _DAYS and other.unit in _DAYS else ""
-    mine = _values(claim, unit) if unit else claim.value.split("-")
-    theirs = _values(other, unit) if unit else other.value.split("-")
-    tolerance = 0.05 if unit and claim.unit != other.unit else 0.0  # a month is 4.3 weeks, not 4
+    mine = _values(claim, claim.unit, scale) if scale else claim.value.split("-")
+    theirs = _values(other, claim.unit, scale) if scale else other.value.split("-")
+    tolerance = 0.05 if scale is _DAYS else 0.0  # a month is 4.3 weeks, not 4
     if len(mine) != len(theirs) or not all(_close(a, b, tolerance) for a, b in zip(mine, theirs)):
         # one end of the passage's range, said on its own ("40대에서 50대" for "40~50대")
         return len(theirs) == 2 and len(mine) == 1 and claim.comparison in ("=", "~", "range") \
