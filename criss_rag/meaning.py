@@ -40,8 +40,8 @@ from criss_rag.lexicon.edits import single_change, swapped
 from criss_rag.lexicon.negation import negated_scopes, without_non_negating
 from criss_rag.lexicon.quantities import same_quantity as _same_quantity
 from criss_rag.lexicon.terms import content_terms
-from criss_rag.meaning_items import (_PROBLEM_KIND, _bound_items, _direction, _disease_group, _group, _implied,
-                                    _items, _marker_agrees, _named, _shown, _stage_kind)
+from criss_rag.meaning_items import (_PROBLEM_KIND, _about, _bound_items, _direction, _disease_group, _group,
+                                    _implied, _items, _marker_agrees, _named, _same_thing, _shown, _stage_kind)
 from criss_rag.support import claim_text
 from criss_rag.text import detect_language, split_sentences
 from criss_rag.types import Context, Query, SentenceProblem, SentenceSupport
@@ -389,18 +389,6 @@ def _decisive_label(sentence: str, claim: str) -> bool:
     cut = sentence[: max(0, len(sentence) - len(claim.lstrip()))]
     reading = read(cut) if cut.strip() else None
     return bool(reading and (reading.stages or reading.quantities or reading.population or reading.entities))
-
-
-def _about(terms: frozenset[str], other: frozenset[str]) -> bool:
-    """Whether two clauses are about the same thing: two shared terms, or 40% of the first's."""
-    shared = len(terms & other)
-    return shared >= 2 or (bool(terms) and shared / len(terms) >= 0.4)
-
-
-def _same_thing(terms: frozenset[str], scope: frozenset[str], other: frozenset[str], other_scope: frozenset[str]) -> bool:
-    """Whether two negated clauses negate the same thing: their negated words overlap, or the
-    clauses are about the same thing."""
-    return bool(scope & other_scope) or _about(terms, other)
 
 
 def prepare_text(text: str, language: str) -> str:

@@ -1,7 +1,8 @@
 """How the decisive items of a sentence compare with those of its passage: which items exclude
 each other (stage I / stage II, men / women, early / metastatic), which a passage implies
-(neoadjuvant treatment names surgery), and the problems :class:`~criss_rag.meaning.MeaningSupport`
-reports for items the aligned passage sentences lack or contradict.
+(neoadjuvant treatment names surgery), the problems :class:`~criss_rag.meaning.MeaningSupport`
+reports for items the aligned passage sentences lack or contradict, and whether two negated clauses
+are about the same thing.
 """
 
 from __future__ import annotations
@@ -112,3 +113,15 @@ def _named(value: str, values: set[str]) -> bool:
 def _shown(value: str) -> str:
     """``stage:III`` as "stage III", ``grade:2`` as "grade 2"."""
     return value.replace(":", " ", 1) if value.split(":")[0] in ("stage", "grade", "gleason") else value
+
+
+def _about(terms: frozenset[str], other: frozenset[str]) -> bool:
+    """Whether two clauses are about the same thing: two shared terms, or 40% of the first's."""
+    shared = len(terms & other)
+    return shared >= 2 or (bool(terms) and shared / len(terms) >= 0.4)
+
+
+def _same_thing(terms: frozenset[str], scope: frozenset[str], other: frozenset[str], other_scope: frozenset[str]) -> bool:
+    """Whether two negated clauses negate the same thing: their negated words overlap, or the
+    clauses are about the same thing."""
+    return bool(scope & other_scope) or _about(terms, other)
