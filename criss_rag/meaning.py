@@ -47,7 +47,7 @@ from criss_rag.text import detect_language, split_sentences
 from criss_rag.types import Context, Query, SentenceProblem, SentenceSupport
 
 #: share of a sentence's content terms its aligned passage sentences must contain
-DEFAULT_THRESHOLD = 0.45
+DEFAULT_THRESHOLD = 0.4
 #: a sentence whose best passage sentence has this share of its terms is compared with that sentence alone
 SINGLE_SENTENCE = 0.75
 #: share of each clause's content terms the cited passages must contain
