@@ -6,17 +6,18 @@ together) when
 1. its content aligns with them: the sentence is aligned with the passage sentence that shares
    most of its content terms (:mod:`criss_rag.lexicon.terms`: paraphrase-tolerant, KO/JA/ZH
    without a plugin), plus up to two more passage sentences when each adds at least two of its
-   terms (a condensed restatement, a claim drawn from two passages); at least ``threshold`` of
-   its terms must be found there; and every clause of it with three or more terms must have at
-   least ``clause_threshold`` of them somewhere in the cited passages (an appended clause, a new
-   claim); and
+   terms, plus the passage sentence each of its clauses restates (a condensed restatement, a claim
+   drawn from two passages); at least ``threshold`` of its terms must be found there; and every
+   clause of it with three or more terms must have at least ``clause_threshold`` of them somewhere
+   in the cited passages (an appended clause, a new claim); and
 2. nothing decisive in it is contradicted by, or absent from, the aligned sentences
-   (:mod:`criss_rag.lexicon.claims`): its polarity (negating cues with their scope, clause by
-   clause), each number with its comparison word and unit, stages / TNM / grades and disease
-   states (early, advanced, metastatic, ...), entities by category (subtype, organ or site,
-   treatment, test, drug, biomarker and status, line of therapy), populations, directions on each
-   scale (more / less, higher / lower, before / after, common / rare, ...) and the standard of a
-   comparison ("than men").
+   (:mod:`criss_rag.lexicon.claims`, :mod:`criss_rag.meaning_items`): its polarity (negating cues
+   with their scope, clause by clause), each number with its comparison word and unit in any
+   notation (:mod:`criss_rag.lexicon.quantities`), stages / TNM / grades and disease states,
+   entities by category, populations, directions on each scale and the standard of a comparison
+   ("than men"); each item bound to its clause (a clause against the passage clause that says the
+   same about the same thing); one changed span or two exchanged spans of a near copy
+   (:mod:`criss_rag.lexicon.edits`).
 
 An item of the sentence that the aligned sentences lack is a problem when they name another item of
 the same category (a contradiction: "stage III" where they say "stage I"), or when no cited passage
@@ -32,18 +33,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from criss_rag.lexicon.claims import Quantity, Reading, blanked, read
+from criss_rag.lexicon.claims import Reading, blanked, read
 from criss_rag.lexicon.claims import prepare as _prepare
 from criss_rag.lexicon.directions import contradicted, stronger
-from criss_rag.lexicon.edits import single_change
+from criss_rag.lexicon.edits import single_change, swapped
 from criss_rag.lexicon.negation import negated_scopes, without_non_negating
+from criss_rag.lexicon.quantities import same_quantity as _same_quantity
 from criss_rag.lexicon.terms import content_terms
+from criss_rag.meaning_items import (_PROBLEM_KIND, _about, _bound_items, _direction, _disease_group, _group,
+                                    _implied, _items, _marker_agrees, _named, _same_thing, _shown, _stage_kind)
 from criss_rag.support import claim_text
 from criss_rag.text import detect_language, split_sentences
 from criss_rag.types import Context, Query, SentenceProblem, SentenceSupport
 
 #: share of a sentence's content terms its aligned passage sentences must contain
-DEFAULT_THRESHOLD = 0.45
+DEFAULT_THRESHOLD = 0.4
 #: a sentence whose best passage sentence has this share of its terms is compared with that sentence alone
 SINGLE_SENTENCE = 0.75
 #: share of each clause's content terms the cited passages must contain
@@ -51,20 +55,15 @@ CLAUSE_THRESHOLD = 0.4
 
 Terms = Callable[[str, str | None], frozenset[str]]  # (text, language) -> terms
 
+_EN_ITEM_CLAUSE = re.compile(r"[,;:()]|\s(?:but|whereas|while|although|though|because|so|which|who)\s")
 _CLAUSE = {
     "en": re.compile(r"[,;:()]|\s(?:but|whereas|while|although|though|because|so|and|which|who|or)\s"),
     "ko": re.compile(r"[,;:()，、]|(?<=[가-힣])(?:지만|으며|며|고|는데|어서|아서|므로)\s"),
     "ja": re.compile(r"[,;:()，、；：（）]"),
     "zh": re.compile(r"[,;:()，、；：（）]"),
 }
-_DISEASE_GROUPS = [
-    {"early", "localized", "locally-advanced", "advanced", "metastatic", "terminal"},
-    {"invasive", "non-invasive"}, {"resectable", "unresectable"}, {"benign", "malignant", "precancerous"},
-    {"low-grade", "high-grade"}, {"recurrent", "remission"},
-]
 _STAGE_TERM = re.compile(r"^(?:stage|grade|gleason):|^[TNM](?:[0-4]|is|x)")
 _ABSENT_DIMENSIONS = ("side", "vessel", "order")
-_LEANING = {"=": "", "~": "", "range": "range", ">": "up", ">=": "up", "<": "down", "<=": "down"}
 
 
 @dataclass(frozen=True)
@@ -90,9 +89,10 @@ class Passage:
     reading: Reading  # of the whole passage, its title included
 
 
-def clauses(text: str, language: str) -> list[str]:
-    """``text`` cut at commas, semicolons and the conjunctions that join clauses."""
-    pattern = _CLAUSE.get(language, _CLAUSE["en"])
+def clauses(text: str, language: str, joins: bool = True) -> list[str]:
+    """``text`` cut at commas, semicolons and the conjunctions that join clauses (``joins=False``:
+    not at "and" / "or", which join items as often as clauses)."""
+    pattern = _CLAUSE.get(language, _CLAUSE["en"]) if joins or language != "en" else _EN_ITEM_CLAUSE
     return [c.strip() for c in pattern.split(text if language != "en" else f" {text} ") if c and c.strip()]
 
 
@@ -172,7 +172,7 @@ class MeaningSupport:
         pool = [s for p in passages for s in p.sentences]
         if not terms or not pool:
             return False, 0.0, None, [SentenceProblem.of("no_match", "no words to compare" if not terms else "empty evidence")]
-        unit = self._align(terms, pool)
+        unit = self._align(terms, pool, [self.terms(c, language) for c in clauses(text, language)])
         first = unit[0].number
         titles = frozenset().union(*(p.title_terms for p in passages if p.number in {s.number for s in unit}))
         covered = frozenset().union(*(s.terms for s in unit)) | titles
@@ -201,30 +201,44 @@ class MeaningSupport:
                 problems.append(SentenceProblem.of("not_in_evidence", f"'{word}' (a stronger claim)", first))
                 break
         if not problems:
-            change = single_change(text, unit[0].text, language)
+            rest = " ".join(s.text for p in passages if p.number == first for s in p.sentences if s is not unit[0])
+            change = single_change(text, unit[0].text, language, context=rest)
             if change is not None:
                 said, instead = change
                 problems.append(SentenceProblem.of("changed", f"'{said}'", first, f"'{instead}'" if instead else ""))
+            exchanged = swapped(text, unit[0].text, language, reorder=not (claim.standard or aligned.standard))
+            if exchanged is not None:
+                problems.append(SentenceProblem.of("changed", f"'{exchanged[0]}' and '{exchanged[1]}' swapped", first,
+                                                   f"'{exchanged[1]}' ... '{exchanged[0]}'"))
         problems = list({(p.kind, p.what): p for p in reversed(problems)}.values())[::-1]  # one per item
         return not problems, score, first, problems
 
-    def _align(self, terms: frozenset[str], pool: list[Sentence]) -> list[Sentence]:
+    def _align(self, terms: frozenset[str], pool: list[Sentence], parts: Sequence[frozenset[str]] = ()) -> list[Sentence]:
         """The passage sentence sharing most of ``terms``, plus (when it has less than
-        ``single_sentence`` of them) up to two more that each add at least two terms it lacks."""
+        ``single_sentence`` of them) up to two more that each add at least two terms it lacks, and
+        for each clause of the sentence (``parts``: their terms) that the sentences so far hold less
+        than 60% of, the passage sentence that holds 60% of it (a condensed restatement of two
+        sentences, a claim drawn from two passages)."""
         described = frozenset(t for t in terms if not _STAGE_TERM.match(t))  # aligned by what it says, not its stage
         unit = [max(pool, key=lambda s: (len(described & s.terms), len(terms & s.terms), -len(s.terms)))]
         uncovered = terms - unit[0].terms
-        if _coverage(terms, unit[0].terms) >= self.single_sentence:
-            return unit
-        for _ in range(2):
-            rest = [s for s in pool if s not in unit]
-            if not rest or len(uncovered) < 2:
-                break
-            best = max(rest, key=lambda s: len(uncovered & s.terms))
-            if len(uncovered & best.terms) < 2:
-                break
-            unit.append(best)
-            uncovered -= best.terms
+        if _coverage(terms, unit[0].terms) < self.single_sentence:
+            for _ in range(2):
+                rest = [s for s in pool if s not in unit]
+                if not rest or len(uncovered) < 2:
+                    break
+                best = max(rest, key=lambda s: len(uncovered & s.terms))
+                if len(uncovered & best.terms) < 2:
+                    break
+                unit.append(best)
+                uncovered -= best.terms
+        for part in parts:
+            held = frozenset().union(*(s.terms for s in unit))
+            if len(part) < 2 or _coverage(part, held) >= 0.6 or len(unit) >= 4:
+                continue
+            best = max(pool, key=lambda s: len(part & s.terms))
+            if best not in unit and _coverage(part, best.terms) >= 0.6:
+                unit.append(best)
         return unit
 
     # -- decisive items ---------------------------------------------------------------------------
@@ -274,45 +288,75 @@ class MeaningSupport:
         return problems
 
     def _bound(self, text: str, language: str, unit: list[Sentence], number: int) -> list[SentenceProblem]:
-        """Stages and numbers with what they describe: a clause of the sentence against the clause
-        of the aligned passage sentences that says the same about the same thing. In "tumours
-        inside the capsule are stage I, those beyond it stage II", "inside the capsule ... stage
-        II" is a problem although the sentence names stage II."""
-        theirs = [(c, self.terms(c, language), read(c, language)) for s in unit for c in clauses(s.text, language)]
+        """Decisive items with what they describe: a clause of the sentence against the clause of
+        the aligned passage sentences that says the same about the same thing (its words other than
+        the items). In "tumours inside the capsule are stage I, those beyond it stage II", "inside
+        the capsule ... stage II" is a problem although the sentence names stage II; so is "X is
+        commonest in non-smokers" where the passage says it of Y and names X in another clause.
+        Numbers, stages, disease states, entities of each category and populations are bound; for
+        items, clauses are not cut at "and" / "or" (a coordination binds its items together), and
+        an item the passage names only as an element of a list is not bound elsewhere."""
         problems = []
-        for clause in clauses(text, language):
-            said = read(clause, language)
-            if not (said.stages or said.quantities) or not theirs:
+        for joins in (True, False):  # numbers by every clause, items by clauses not cut at and / or
+            theirs = [(c, self.terms(c, language), read(c, language)) for s in unit
+                      for c in clauses(s.text, language, joins=joins)]
+            quoted = {c for c, _, _ in theirs}
+            for clause in clauses(text, language, joins=joins):
+                if clause in quoted:
+                    continue  # a clause of the passage quoted as it is: bound as there
+                said = read(clause, language)
+                items = _bound_items(said) if not joins else {("stage", v) for v in said.stages}
+                if not (items or (joins and said.quantities)) or not theirs:
+                    continue
+                terms = self.terms(clause, language) - {f"{k}:{v}" for k, v in items} - set(said.stages)
+                # of passage clauses that describe it equally well, one that names the same item or number
+                best, best_terms, reading = max(theirs, key=lambda t: (
+                    len(terms & t[1]), bool(items & _bound_items(t[2])) or bool(set(said.quantities) & set(t[2].quantities)),
+                    -len(t[1])))
+                if not terms or _coverage(terms, best_terms) < 0.6:
+                    continue
+                problems += self._unbound(items, reading, best, theirs, number)
+                for quantity in said.quantities if joins else ():
+                    same_unit = [q for q in reading.quantities if q.unit == quantity.unit]
+                    if same_unit and not any(_same_quantity(quantity, q) for q in same_unit):
+                        problems.append(SentenceProblem.of("number", str(quantity), number,
+                                                           f"{', '.join(str(q) for q in same_unit)} ('{best}')"))
+        return problems
+
+    def _unbound(self, items: set[tuple[str, str]], reading: Reading, best: str, theirs: list, number: int
+                 ) -> list[SentenceProblem]:
+        """Problems for the clause's ``items`` that the passage clause ``best`` replaces by another of
+        their group, unless the passage names the item only as an element of a list (a clause with
+        no words of its own)."""
+        problems = []
+        their_items = _bound_items(reading)
+        for kind, value in sorted(items - their_items):
+            if _named(value, {v for k, v in their_items if k == kind}):
                 continue
-            terms = self.terms(clause, language) - set(said.stages)
-            # of passage clauses that describe it equally well, one that names the same stage or number
-            best, best_terms, reading = max(theirs, key=lambda t: (len(terms & t[1]), bool(said.stages & t[2].stages)
-                                                                   or bool(set(said.quantities) & set(t[2].quantities)),
-                                                                   -len(t[1])))
-            if not terms or _coverage(terms, best_terms) < 0.6:
-                continue
-            for stage in sorted(said.stages - reading.stages):
-                others = sorted(v for v in reading.stages if _stage_kind(v) == _stage_kind(stage))
-                if others:
-                    problems.append(SentenceProblem.of("stage", _shown(stage), number,
-                                                       f"{', '.join(_shown(o) for o in others)} ('{best}')"))
-            for quantity in said.quantities:
-                same_unit = [q for q in reading.quantities if q.unit == quantity.unit]
-                if same_unit and not any(_same_quantity(quantity, q) for q in same_unit):
-                    problems.append(SentenceProblem.of("number", str(quantity), number,
-                                                       f"{', '.join(str(q) for q in same_unit)} ('{best}')"))
+            others = sorted(v for k, v in their_items - items if k == kind and _group(k, v) == _group(kind, value))
+            where = [t for c, t, r in theirs if (kind, value) in _bound_items(r)]
+            listed = where and all(not (t - {f"{k}:{v}" for k, v in _bound_items(r)}) for c, t, r in theirs
+                                   if (kind, value) in _bound_items(r))
+            if others and not listed:
+                problem = _PROBLEM_KIND.get(kind, "entity")
+                shown = _shown(value) if problem == "stage" else (value if kind in _PROBLEM_KIND else f"{kind} {value}")
+                problems.append(SentenceProblem.of(problem, shown, number,
+                                                   f"{', '.join(_shown(o) for o in others)} ('{best}')"))
         return problems
 
     def _negation(self, text: str, language: str, unit: list[Sentence]) -> list[SentenceProblem]:
         """Polarity with scope, clause by clause. A negated clause of the sentence needs a negated
         clause of the aligned passage sentences about the same thing; a negated passage clause
-        whose negated words a clause of the sentence repeats needs that clause negated too. Cues
-        that cancel out (double negatives) and "not only ... but also" negate nothing."""
+        whose negated words a clause of the sentence repeats needs that clause negated too (clauses
+        not cut at "and" / "or": "no signs or symptoms" negates both). Cues that cancel out (double
+        negatives) and "not only ... but also" negate nothing."""
         def read_clauses(sentence: str) -> list[tuple[str, frozenset[str], frozenset[str]]]:
             out = []
-            for clause in clauses(without_non_negating(sentence, language), language):
+            for clause in clauses(without_non_negating(sentence, language), language, joins=False):
                 scopes = negated_scopes(clause, language, blanked(clause, language))
                 scope_terms = frozenset().union(*(self.terms(s, language) for s in scopes)) if scopes else frozenset()
+                if language != "en":  # a window cut inside a word leaves one-character fragments
+                    scope_terms = frozenset(t for t in scope_terms if len(t) > 1)
                 out.append((clause, self.terms(clause, language), scope_terms))
             return out
 
@@ -345,89 +389,6 @@ def _decisive_label(sentence: str, claim: str) -> bool:
     cut = sentence[: max(0, len(sentence) - len(claim.lstrip()))]
     reading = read(cut) if cut.strip() else None
     return bool(reading and (reading.stages or reading.quantities or reading.population or reading.entities))
-
-
-def _about(terms: frozenset[str], other: frozenset[str]) -> bool:
-    """Whether two clauses are about the same thing: two shared terms, or 40% of the first's."""
-    shared = len(terms & other)
-    return shared >= 2 or (bool(terms) and shared / len(terms) >= 0.4)
-
-
-def _same_thing(terms: frozenset[str], scope: frozenset[str], other: frozenset[str], other_scope: frozenset[str]) -> bool:
-    """Whether two negated clauses negate the same thing: their negated words overlap, or the
-    clauses are about the same thing."""
-    return bool(scope & other_scope) or _about(terms, other)
-
-
-def _implied(reading: Reading) -> dict[str, set[str]]:
-    """The entities of ``reading`` with what its words imply: treatment before or after surgery
-    (neoadjuvant, adjuvant) names surgery; surgery with "before" / "after" names that line."""
-    entities = {facet: set(values) for facet, values in reading.entities.items()}
-    lines = entities.get("line", set())
-    if lines & {"neoadjuvant", "adjuvant"}:
-        entities.setdefault("treatment", set()).add("surgery")
-    if "surgery" in entities.get("treatment", set()):
-        if "time:-" in reading.directions:
-            entities.setdefault("line", set()).add("neoadjuvant")
-        if "time:+" in reading.directions:
-            entities.setdefault("line", set()).add("adjuvant")
-    return entities
-
-
-def _marker_agrees(value: str, others: set[str]) -> bool:
-    """A biomarker matches one of ``others`` of the same name whose status agrees or is not said."""
-    name, _, status = value.partition(":")
-    for other in others:
-        other_name, _, other_status = other.partition(":")
-        if other_name == name and (not status or not other_status or status == other_status):
-            return True
-    return False
-
-
-def _same_quantity(claim: Quantity, other: Quantity) -> bool:
-    if claim.unit and other.unit and claim.unit != other.unit and {claim.unit, other.unit} != {"y", "decade"}:
-        return False
-    if claim.value != other.value:
-        # one end of the passage's range, said on its own ("40대에서 50대" for "40~50대")
-        return "-" in other.value and claim.comparison in ("=", "~", "range") and claim.value in other.value.split("-")
-    lean = _LEANING.get(claim.comparison, "")
-    return not lean or lean == _LEANING.get(other.comparison, "")
-
-
-def _stage_kind(value: str) -> str:
-    return value.split(":")[0] if ":" in value else value[:1]  # stage / grade / gleason, or T / N / M
-
-
-def _disease_group(value: str) -> str:
-    for i, group in enumerate(_DISEASE_GROUPS):
-        if value in group:
-            return str(i)
-    return value
-
-
-def _direction(value: str) -> str:
-    dimension, sign = value.split(":")
-    return {"+": f"{dimension} up", "-": f"{dimension} down"}.get(sign, f"{dimension} {sign}")
-
-
-def _items(kind: str, claimed: set[str], aligned: set[str], wide: set[str], number: int, *,
-           group: Callable[[str], str] = lambda v: "", label: str = "") -> list[SentenceProblem]:
-    """Problems for the claimed items the aligned sentences lack: contradicted when they name
-    another item of the same group, absent when no cited passage names it."""
-    problems = []
-    for value in sorted(claimed - aligned):
-        others = sorted(v for v in aligned - claimed if group(v) == group(value))
-        what = f"{label} {value}".strip() if label else _shown(value)
-        if others:
-            problems.append(SentenceProblem.of(kind, what, number, ", ".join(_shown(o) for o in others)))
-        elif value not in wide:
-            problems.append(SentenceProblem.of(kind, what, number))
-    return problems
-
-
-def _shown(value: str) -> str:
-    """``stage:III`` as "stage III", ``grade:2`` as "grade 2"."""
-    return value.replace(":", " ", 1) if value.split(":")[0] in ("stage", "grade", "gleason") else value
 
 
 def prepare_text(text: str, language: str) -> str:

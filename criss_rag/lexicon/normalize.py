@@ -12,12 +12,14 @@ import unicodedata
 
 _APOSTROPHES = re.compile("[\u2018\u2019\u201b\u02bc\u02b9\u2032\u00b4\u0060\uff07]")
 _DASHES = re.compile("[\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d]")
+_WAVES = re.compile("[\u301c\u223c\u2053]")  # the wave dash of Japanese ranges (5〜10年), which NFKC keeps
 
 
 def normalize(text: str) -> str:
-    """``text`` in NFKC with typographic apostrophes as ``'`` and dashes and minus signs as ``-``."""
+    """``text`` in NFKC with typographic apostrophes as ``'``, dashes and minus signs as ``-`` and
+    wave dashes as ``~``."""
     text = unicodedata.normalize("NFKC", text)
-    return _DASHES.sub("-", _APOSTROPHES.sub("'", text))
+    return _WAVES.sub("~", _DASHES.sub("-", _APOSTROPHES.sub("'", text)))
 
 
 # -- numbers, stages and comparison signs ------------------------------------------------------------

@@ -15,8 +15,11 @@ import re
 from functools import lru_cache
 
 from criss_rag.lexicon import facets as _facets
-from criss_rag.lexicon.claims import _number_words, prepare
+from criss_rag.lexicon.claims import prepare
+from criss_rag.lexicon.directions import CUES as DIRECTION_CUES
 from criss_rag.lexicon.facet_words import LEXICON
+from criss_rag.lexicon.negation import CUES as NEGATION_CUES
+from criss_rag.lexicon.quantities import shares
 from criss_rag.text import detect_language
 
 _EN_STOP = frozenset(
@@ -41,10 +44,23 @@ _KO_ENDING = re.compile(
     r"(?:이란|란|입니다|습니다|합니다|됩니다|십니다|니다|이에요|예요|해요|돼요|이다|한다|된다|하다|되다|있다|있습|에서는|에서도|에서|에게|으로는|으로|로는|로|"
     r"은|는|이|가|을|를|에는|에도|에|의|도|와|과|만|까지|부터|보다|처럼|하며|하고|하는|되는|되며|되고|된|한|할|하여|해서|해|되어|돼|으면|면|"
     r"지만|고|며|요|들)$")
+_KO_NEGATION = re.compile(r"(?:않|없|못|아니|아닌|아님)(?![가-힣]{2})")  # 않, 없어, 아닌: compared apart (negation)
 _KO_PARTICLES = frozenset("에의은는이가을를도와과만로대서")
 _JA_RUN = re.compile(r"[一-龥々〆ァ-ヶー]+")
 _ZH_STOP = re.compile(r"[的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧很更较]")
 _HAN_RUN = re.compile(r"[一-龥]+")
+
+
+def _without_compared_words(text: str, language: str) -> str:
+    """``text`` with negation cues and frequency words ("usually", 보통, 通常, 一般) blanked: the
+    check compares them apart (polarity, directions), so a sentence that rewords them ("一般没有疼痛"
+    for "通常不伴有疼痛") still aligns with its passage sentence."""
+    if language != "ko":  # Korean cues are verb stems inside words: those words are left out after stemming
+        text = NEGATION_CUES.get(language, NEGATION_CUES["en"]).sub(lambda m: " " * len(m.group(0)), text)
+    for pattern, value in DIRECTION_CUES.get(language, DIRECTION_CUES["en"]):
+        if value.startswith("frequency:"):
+            text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return text
 
 
 def ko_stem(word: str) -> str:
@@ -79,7 +95,7 @@ def content_terms(text: str, language: str | None = None) -> frozenset[str]:
     text = prepare(text, language)
     if language == "en":
         text = re.sub(r"n't\b", " not", text.lower())
-    text = _number_words(text)
+    text = shares(text, language)
     stages, text = _facets._stages(text)
     found: set[str] = set(stages)
     for pattern, facet, value, _ in LEXICON[language]:
@@ -91,10 +107,13 @@ def content_terms(text: str, language: str | None = None) -> frozenset[str]:
             return " " * len(match.group(0))
         text = pattern.sub(keep, text)
     found.update(re.findall(r"\d+(?:\.\d+)?", text))
+    text = _without_compared_words(text, language)
     if language == "en":
         found.update(_stem(w) for w in _LATIN.findall(text) if w not in _EN_STOP and not w.isdigit())
     elif language == "ko":
         for word in map(ko_stem, _KO_WORD.findall(text)):
+            if _KO_NEGATION.match(word):
+                continue
             if len(word) > 1 or word not in _KO_PARTICLES:
                 found.update(_bigrams(word))
         found.update(w.lower() for w in _LATIN.findall(text.lower()) if not w.isdigit())
