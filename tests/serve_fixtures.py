@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from criss_rag.engine import Engine
-from criss_rag.testing import pipeline_from_yaml, plugin_host
+from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 
 CORPUS = [
     {"doc_id": "liver", "title": "Liver cancer", "url": "https://example.org/liver", "cancer_type": "liver",
@@ -45,7 +45,7 @@ def engine_for(root: Path, generator: str = "extractive", extra: str = "cache: f
                corpus: list[dict] = CORPUS, analyzer: str = "standard") -> Engine:
     """An engine over the corpus (the fake plugin and every installed plugin loaded)."""
     write_corpus(root, corpus)
-    yaml_text = PIPELINE.replace("GENERATOR", generator).replace("EXTRA", extra).replace("ANALYZER", analyzer)
+    yaml_text = replaced(PIPELINE, "GENERATOR", generator, "EXTRA", extra, "ANALYZER", analyzer)
     return Engine.open(pipeline_from_yaml(yaml_text, root, plugin_host(entry_points=True)), build_if_missing=True)
 
 

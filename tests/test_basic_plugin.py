@@ -10,22 +10,22 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from llama_index.core.schema import MetadataMode, NodeRelationship, NodeWithScore
-
-from criss_rag.errors import DataError
-from criss_rag.plugins import PluginHost
-from criss_rag.testing import fake_plugin, pipeline_from_yaml, run_pipeline
-from criss_rag.text import detect_language, split_sentences
-from criss_rag.types import Answer, Citation, Context, Evidence, Hit, Query, Trace, text_node
 from criss_rag_basic.analyzers import EnglishAnalyzer, StandardAnalyzer
 from criss_rag_basic.answering import DEFAULT_REFUSALS, EvidenceThreshold, NumberedContext
 from criss_rag_basic.chunkers import SectionChunker, WholeDocumentChunker
 from criss_rag_basic.extractive import NOTICES, ExtractiveGenerator
 from criss_rag_basic.html_text import html_to_text
-from criss_rag.sources import make_document
 from criss_rag_basic.loaders import JsonlLoader, NccJsonLoader
 from criss_rag_basic.metrics import AnswerBasics
 from criss_rag_basic.ranking import MetadataFilter, ReciprocalRankFusion, Truncate
+from llama_index.core.schema import MetadataMode, NodeRelationship, NodeWithScore
+
+from criss_rag.errors import DataError
+from criss_rag.plugins import PluginHost
+from criss_rag.sources import make_document
+from criss_rag.testing import fake_plugin, pipeline_from_yaml, replaced, run_pipeline
+from criss_rag.text import detect_language, split_sentences
+from criss_rag.types import Answer, Citation, Context, Evidence, Hit, Query, Trace, text_node
 
 EXAMPLE_CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus" / "ncc_example.json"
 
@@ -208,7 +208,7 @@ def test_jsonl_fingerprint_changes_when_the_file_changes(tmp_path):
 
 def test_jsonl_through_a_pipeline_resolves_path_against_the_config_folder(tmp_path, basic_host):
     write_jsonl(tmp_path / "corpus.jsonl", JSONL_RECORDS)
-    yaml_text = PIPELINE_YAML.replace("loader: {name: fake-loader}", "loader: {name: jsonl, path: corpus.jsonl}")
+    yaml_text = replaced(PIPELINE_YAML, "loader: {name: fake-loader}", "loader: {name: jsonl, path: corpus.jsonl}")
     pipe = pipeline_from_yaml(yaml_text, tmp_path, basic_host)
     loader = pipe.build(pipe.config.one("loader"))
     assert isinstance(loader, JsonlLoader)
@@ -217,7 +217,7 @@ def test_jsonl_through_a_pipeline_resolves_path_against_the_config_folder(tmp_pa
 
 
 def test_jsonl_missing_file_through_a_pipeline_is_a_data_error(tmp_path, basic_host):
-    yaml_text = PIPELINE_YAML.replace("loader: {name: fake-loader}", "loader: {name: jsonl, path: missing.jsonl}")
+    yaml_text = replaced(PIPELINE_YAML, "loader: {name: fake-loader}", "loader: {name: jsonl, path: missing.jsonl}")
     pipe = pipeline_from_yaml(yaml_text, tmp_path, basic_host)
     with pytest.raises(DataError, match="missing.jsonl"):
         pipe.build(pipe.config.one("loader"))
@@ -562,8 +562,7 @@ def test_custom_marker():
 
 
 def test_section_chunker_via_the_registry(tmp_path, basic_host):
-    yaml_text = PIPELINE_YAML.replace("chunker: {name: fake-chunker}",
-                                      "chunker: {name: sections, max_tokens: 64, overlap_tokens: 8}")
+    yaml_text = replaced(PIPELINE_YAML, "chunker: {name: fake-chunker}", "chunker: {name: sections, max_tokens: 64, overlap_tokens: 8}")
     pipe = pipeline_from_yaml(yaml_text, tmp_path, basic_host)
     chunker = pipe.build(pipe.config.one("chunker"))
     assert isinstance(chunker, SectionChunker) and chunker.params.max_tokens == 64
@@ -998,8 +997,9 @@ def test_evidence_type_is_what_the_context_holds():
 
 
 def test_the_extractive_generator_quotes_a_lead_in_with_its_list_items_one_per_line():
-    from criss_rag.text import split_sentences
     from criss_rag_basic.extractive import quoted_body, with_their_lists
+
+    from criss_rag.text import split_sentences
 
     units = {1: split_sentences("Liver cancer may cause:\n- pain under the right ribs\n- yellow skin and eyes\n"
                                 "See a doctor if these last.")}

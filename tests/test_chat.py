@@ -16,7 +16,7 @@ from criss_rag.cli.main import build_cli
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError
 from criss_rag.plugins import PluginHost
-from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
+from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, replaced
 from criss_rag.testing.servers import OpenAIStubServer, RecordedRequest
 from criss_rag.types import AnswerEvent, TokenEvent
 
@@ -267,7 +267,7 @@ def test_cli_chat_reports_a_failed_turn_and_goes_on(tmp_path, host, monkeypatch)
     workdir = make_workdir(tmp_path)
     with OpenAIStubServer(reply="Liver cancer starts in liver cells [1].") as server:
         path = workdir / "cli-chat-stall.yaml"
-        llms = stub_llms(server).replace("max_retries: 0", "max_retries: 0, timeout: 0.2")
+        llms = replaced(stub_llms(server), "max_retries: 0", "max_retries: 0, timeout: 0.2")
         path.write_text(config(workdir, "{name: llm, llm: gen}", llms), encoding="utf-8")
         built(host, path)
         server.stall(5)

@@ -22,7 +22,7 @@ from criss_rag.errors import ComponentError, ConfigError
 from criss_rag.plugins import PluginHost
 from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE
 from criss_rag.support import LexicalSupport, answer_sentences
-from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
+from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, replaced
 from criss_rag.testing.servers import Failure, OllamaStubServer, OpenAIStubServer, RecordedRequest
 from criss_rag.text import detect_language
 from criss_rag.types import AnswerEvent, ChatTurn, Context, ErrorEvent, Evidence, Hit, Query, TokenEvent, text_node
@@ -144,7 +144,7 @@ def test_configured_refusal_phrases_and_partial_answers(workdir, host):
 def test_rate_limit_then_success(workdir, host):
     with OpenAIStubServer(reply=LIVER_A) as server:
         server.fail(429, retry_after=0.01)
-        engine = engine_for(workdir, host, config(workdir, compatible(server).replace("max_retries: 0", "max_retries: 2")))
+        engine = engine_for(workdir, host, config(workdir, replaced(compatible(server), "max_retries: 0", "max_retries: 2")))
         answer = engine.ask(LIVER_Q)
         assert len(chat_requests(server)) == 2 and server.pending_failures == 0
     assert not answer.refused and answer.citations[0].doc_id == "liver"
@@ -153,7 +153,7 @@ def test_rate_limit_then_success(workdir, host):
 def test_ollama_busy_then_success(workdir, host):
     with OllamaStubServer(reply=LIVER_A) as server:
         server.fail(503)
-        answer = engine_for(workdir, host, config(workdir, ollama(server).replace("max_retries: 0", "max_retries: 1"))).ask(LIVER_Q)
+        answer = engine_for(workdir, host, config(workdir, replaced(ollama(server), "max_retries: 0", "max_retries: 1"))).ask(LIVER_Q)
         assert len(chat_requests(server)) == 2
         assert all(r.body["stream"] is False for r in chat_requests(server))
     assert not answer.refused and answer.text == LIVER_A

@@ -18,7 +18,7 @@ from criss_rag.cli.main import build_cli
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError
 from criss_rag.plugins import PluginHost
-from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
+from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, replaced
 from criss_rag.testing.servers import OllamaStubServer, OpenAIStubServer
 from criss_rag.thinking import ThinkSplitter, split_thinking
 from criss_rag.types import AnswerEvent, ProgressEvent, ThinkingEvent, TokenEvent
@@ -170,7 +170,7 @@ def test_cli_ask_shows_added_markers_and_the_removed_sentences_apart(workdir, ho
     answer_part, rest = result.output.split("\nSources:\n", 1)
     assert "green tea" not in answer_part and SUPPORTED[:-1] + " [1]." in answer_part
     assert "(marker added: the model cited nothing here)" in rest
-    assert f"Removed from the answer (1 sentence(s) no evidence supports):\n  DROPPED       " in rest and INVENTED in rest
+    assert "Removed from the answer (1 sentence(s) no evidence supports):\n  DROPPED       " in rest and INVENTED in rest
     data = json.loads(as_json.output)
     assert data["dropped"][0]["text"] == INVENTED and data["sentences"][0]["attributed"] is True
 
@@ -286,8 +286,7 @@ def test_the_gated_stream_asks_the_verifier_once_per_sentence(workdir, host):
     reply = f"{SUPPORTED[:-1]} [1]. Liver cancer starts in liver cells [1]."
     with OpenAIStubServer(reply=reply) as gen, OpenAIStubServer(reply="YES") as judge:
         judge_llm = f'{{name: openai-compatible, model: judge, api_base: "{judge.base_url}", max_retries: 0}}'
-        text = config(workdir, gen, extra=f"verifier: {{name: llm-check, llm: judge, check: all}}\n").replace(
-            "llms:\n", f"llms:\n  judge: {judge_llm}\n")
+        text = replaced(config(workdir, gen, extra="verifier: {name: llm-check, llm: judge, check: all}\n"), "llms:\n", f"llms:\n  judge: {judge_llm}\n")
         engine = Engine.open(pipeline_from_yaml(text, workdir, host), build_if_missing=True)
         events = list(engine.ask_stream(LIVER_Q))
         assert len(judge.requests_to("/v1/chat/completions")) == 2
@@ -299,7 +298,7 @@ def test_progress_names_every_hop_filter_and_reranker_in_order(tmp_path):
     from criss_rag.indexing import ingest
     from criss_rag.testing import FAKE_PIPELINE_YAML
 
-    yaml_text = FAKE_PIPELINE_YAML.replace("min_score: 1", "min_score: 0") + (
+    yaml_text = replaced(FAKE_PIPELINE_YAML, "min_score: 1", "min_score: 0") + (
         "multihop: {name: fake-hops, queries: [smoking cough, hepatitis], max_hops: 3}\n"
         "filters: [{name: fake-drop-doc, doc_id: lung}]\nrerankers: [fake-reverse]\n")
     pipeline = pipeline_from_yaml(yaml_text, tmp_path)

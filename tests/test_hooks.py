@@ -41,6 +41,7 @@ from criss_rag.testing import (
     hash_embedding,
     pipeline_from_yaml,
     plugin_host,
+    replaced,
     run_pipeline,
 )
 
@@ -115,7 +116,7 @@ def test_hook_registers_a_component_the_engine_uses(kind, tmp_path):
         else:
             assert component.compute({}, answer) == {"answer_chars": float(len(answer.text))}
         return
-    yaml_text = with_stage(FAKE_PIPELINE_YAML, addition.replace("NAME", name)).replace("min_score: 1", "min_score: 0")
+    yaml_text = replaced(with_stage(FAKE_PIPELINE_YAML, replaced(addition, "NAME", name)), "min_score: 1", "min_score: 0")
     if kind == "executor":  # `ingest --executor NAME`: the chunks are embedded on it, into the cache
         pipeline = pipeline_from_yaml(yaml_text, tmp_path, host)
         executor = open_executor(pipeline, name)

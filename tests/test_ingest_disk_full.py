@@ -15,7 +15,7 @@ from criss_rag import disk_space
 from criss_rag.engine import Engine
 from criss_rag.errors import IndexStoreError
 from criss_rag.indexing import ingest
-from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, plugin_host
+from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, plugin_host, replaced
 
 YAML = """\
 name: disk-full
@@ -37,7 +37,7 @@ Usage = namedtuple("Usage", "total used free")
 def yaml_for(documents: list[dict]) -> str:
     import json
 
-    return YAML.replace("DOCS", json.dumps(documents))
+    return replaced(YAML, "DOCS", json.dumps(documents))
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from criss_rag import hookimpl
 from criss_rag.errors import IndexStoreError
 from criss_rag.index_store import IndexLock, IndexStore
 from criss_rag.indexing import ingest, pipeline_index_key
-from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host
+from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host, replaced
 
 
 class _SlowChunker:
@@ -44,7 +44,7 @@ class _Slow:
 
 
 def _pipeline(tmp_path: Path):
-    yaml_text = FAKE_PIPELINE_YAML.replace("chunker: {name: fake-chunker}", "chunker: {name: slow}")
+    yaml_text = replaced(FAKE_PIPELINE_YAML, "chunker: {name: fake-chunker}", "chunker: {name: slow}")
     return pipeline_from_yaml("index: {dir: idx}\n" + yaml_text, tmp_path, plugin_host({"slow": _Slow()}))
 
 

@@ -11,7 +11,7 @@ import pytest
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError, IndexStoreError
 from criss_rag.indexing import ingest
-from criss_rag.testing import pipeline_from_yaml, plugin_host
+from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Query
 
 # 12 staging notes: 4 cancer types x 3 editions with year ranges and versions (the registry's shape,
@@ -52,7 +52,7 @@ def host():
 
 def make(tmp_path, host, extra: str = FILTERS, overrides=(), corpus=CORPUS):
     (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in corpus), encoding="utf-8")
-    return pipeline_from_yaml(YAML.replace("FILTERS", extra), tmp_path, host, overrides)
+    return pipeline_from_yaml(replaced(YAML, "FILTERS", extra), tmp_path, host, overrides)
 
 
 @pytest.fixture(scope="module")

@@ -12,14 +12,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from criss_rag_milvus.standalone import StandaloneMilvus
 from pymilvus import MilvusClient
 from test_milvus import CANCERS, CORPUS, FILTERS, YAML
 
 from criss_rag.engine import Engine
 from criss_rag.indexing import ingest
-from criss_rag.testing import pipeline_from_yaml, plugin_host
+from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Query
-from criss_rag_milvus.standalone import StandaloneMilvus
 
 SERVER_SETTINGS = """uri: URI
     collection: notes
@@ -45,7 +45,7 @@ def host():
 
 def make(base, host, uri, corpus=CORPUS):
     (base / "corpus.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in corpus), encoding="utf-8")
-    return pipeline_from_yaml(YAML.replace("FILTERS", SERVER_SETTINGS.replace("URI", uri) + FILTERS), base, host)
+    return pipeline_from_yaml(replaced(YAML, "FILTERS", replaced(SERVER_SETTINGS, "URI", uri) + FILTERS), base, host)
 
 
 def meta_of(report):
@@ -111,7 +111,7 @@ def test_milvus_server_search_matches_milvus_lite(built, server, tmp_path, host)
     base, _ = built
     on_server = Engine.open(make(base, host, server.uri))
     (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in CORPUS), encoding="utf-8")
-    lite = pipeline_from_yaml(YAML.replace("FILTERS", FILTERS), tmp_path, host)  # no uri: a Milvus Lite file
+    lite = pipeline_from_yaml(replaced(YAML, "FILTERS", FILTERS), tmp_path, host)  # no uri: a Milvus Lite file
     ingest(lite)
     lite_engine = Engine.open(lite)
     for question in ("Breast staging rule latest edition for breast", "liver tumor nodes", "general rule"):

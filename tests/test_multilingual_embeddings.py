@@ -13,7 +13,7 @@ import pytest
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError
 from criss_rag.indexing import ingest
-from criss_rag.testing import pipeline_from_yaml, plugin_host
+from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Hit, Query
 
 # our own sentences: three Korean, three Japanese, three English, on different topics
@@ -193,7 +193,7 @@ refusal: REFUSAL
 
 
 def policy(tmp_path, host, refusal: str):
-    pipeline = pipeline_from_yaml(REFUSAL.replace("REFUSAL", refusal), tmp_path, host)
+    pipeline = pipeline_from_yaml(replaced(REFUSAL, "REFUSAL", refusal), tmp_path, host)
     return pipeline.build(pipeline.config.one("refusal"))
 
 
@@ -226,7 +226,7 @@ def test_per_language_thresholds_apply_to_the_questions_language(tmp_path, host)
 ])
 def test_per_language_settings_are_validated_when_the_config_is_read(tmp_path, host, refusal, message):
     with pytest.raises(ConfigError, match=message) as error:
-        pipeline_from_yaml(REFUSAL.replace("REFUSAL", refusal), tmp_path, host)
+        pipeline_from_yaml(replaced(REFUSAL, "REFUSAL", refusal), tmp_path, host)
     assert "refusal" in str(error.value) and "evidence-threshold" in str(error.value)
 
 

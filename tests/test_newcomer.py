@@ -19,7 +19,7 @@ from criss_rag.config import load_pipeline_config
 from criss_rag.errors import ConfigError
 from criss_rag.evaluation.experiment import load_experiment
 from criss_rag.plugins import PluginHost
-from criss_rag.testing import FAKE_PIPELINE_YAML, plugin_host
+from criss_rag.testing import FAKE_PIPELINE_YAML, plugin_host, replaced
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -54,10 +54,10 @@ def test_a_misspelt_stage_key_gets_a_did_you_mean_and_the_stage_keys(host):
 def test_a_misspelt_param_and_top_level_key_get_a_did_you_mean(tmp_path):
     registry = plugin_host().registry
     path = fake_config(tmp_path)
-    path.write_text(FAKE_PIPELINE_YAML.replace("min_score: 1", "min_scroe: 1") + "retriever: []\n", encoding="utf-8")
+    path.write_text(replaced(FAKE_PIPELINE_YAML, "min_score: 1", "min_scroe: 1") + "retriever: []\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"unknown top-level key 'retriever'\. Valid keys: .*\. Did you mean 'retrievers'\?"):
         load_pipeline_config(path, registry)
-    path.write_text(FAKE_PIPELINE_YAML.replace("min_score: 1", "min_scroe: 1"), encoding="utf-8")
+    path.write_text(replaced(FAKE_PIPELINE_YAML, "min_score: 1", "min_scroe: 1"), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"p\.yaml:5: .*key 'min_scroe': unknown key\. Valid keys: min_score\. Did you mean 'min_score'\?"):
         load_pipeline_config(path, registry)
 
@@ -88,7 +88,7 @@ def test_errors_about_a_set_value_name_the_set(tmp_path, override, expected):
 
 def test_an_error_in_the_file_still_names_its_line_when_a_set_is_elsewhere(tmp_path):
     path = fake_config(tmp_path)
-    path.write_text(FAKE_PIPELINE_YAML.replace("top_k: 5", "top_k: 0"), encoding="utf-8")
+    path.write_text(replaced(FAKE_PIPELINE_YAML, "top_k: 5", "top_k: 0"), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"p\.yaml:4: stage retrievers\[0\]: `top_k` must be a positive integer"):
         load_pipeline_config(path, plugin_host().registry, ["refusal.min_score=2"])
 

@@ -17,14 +17,14 @@ import time
 from pathlib import Path
 
 import pytest
+from criss_rag_ray.local_cluster import LocalRayCluster, _session_pids
 from test_ray import DOCS, N_QUESTIONS, comparable, make_experiment
 
 from criss_rag.evaluation.experiment import load_experiment
 from criss_rag.evaluation.records import RECORDS, read_records
 from criss_rag.evaluation.runner import run_experiment
 from criss_rag.indexing import ingest
-from criss_rag.testing import pipeline_from_yaml, plugin_host
-from criss_rag_ray.local_cluster import LocalRayCluster, _session_pids
+from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 
 # the CLI with the test fakes registered (criss_rag.testing), exactly as `criss-rag` runs it otherwise
 DRIVER = ("import sys; from criss_rag.cli.main import build_cli; from criss_rag.testing import plugin_host; "
@@ -60,7 +60,7 @@ def host():
 def write_pipeline(base: Path, delay: float = 0.0, docs=MANY_DOCS) -> Path:
     base.mkdir(parents=True, exist_ok=True)
     path = base / "pipeline.yaml"
-    path.write_text(PIPELINE.replace("DOCS", json.dumps(docs, ensure_ascii=False)).replace("DELAY", str(delay)),
+    path.write_text(replaced(PIPELINE, "DOCS", json.dumps(docs, ensure_ascii=False), "DELAY", str(delay)),
                     encoding="utf-8")
     return path
 

@@ -16,7 +16,7 @@ from serve_fixtures import engine_for
 
 from criss_rag.errors import DataError
 from criss_rag.indexing import ingest
-from criss_rag.testing import pipeline_from_yaml, plugin_host
+from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 
 JSONL_YAML = """\
 name: small
@@ -30,7 +30,7 @@ RECORD = {"doc_id": "a", "title": "Liver", "text": "Hepatitis B raises the risk 
 
 
 def _ingest(tmp_path: Path, path: str):
-    return ingest(pipeline_from_yaml(JSONL_YAML.replace("PATH", path), tmp_path, plugin_host(entry_points=True)))
+    return ingest(pipeline_from_yaml(replaced(JSONL_YAML, "PATH", path), tmp_path, plugin_host(entry_points=True)))
 
 
 def test_invalid_utf8_and_binary_jsonl_name_the_file_and_line(tmp_path):
@@ -65,7 +65,7 @@ generator: extractive
 
 
 def test_the_manuals_loader_hint_names_its_own_key(tmp_path):
-    pipeline = pipeline_from_yaml(MANUALS_YAML.replace("MANUAL", "missing.md"), tmp_path, plugin_host(entry_points=True))
+    pipeline = pipeline_from_yaml(replaced(MANUALS_YAML, "MANUAL", "missing.md"), tmp_path, plugin_host(entry_points=True))
     with pytest.raises(DataError) as err:
         ingest(pipeline)
     assert "check `loader.manuals[].path`" in str(err.value) and "check `loader.path`" not in str(err.value)
@@ -78,7 +78,7 @@ def test_pypdf_warnings_go_into_the_ingest_report(tmp_path, capfd):
     pdf.multi_cell(0, 8, "Rule 1. Two tumors in one organ count as one primary when they share a histology.")
     data = re.sub(rb"startxref\s+\d+", b"startxref\n99", bytes(pdf.output()))  # a wrong xref pointer
     (tmp_path / "rules.pdf").write_bytes(data)
-    pipeline = pipeline_from_yaml(MANUALS_YAML.replace("MANUAL", "rules.pdf"), tmp_path, plugin_host(entry_points=True))
+    pipeline = pipeline_from_yaml(replaced(MANUALS_YAML, "MANUAL", "rules.pdf"), tmp_path, plugin_host(entry_points=True))
     report = ingest(pipeline)
     assert report.documents == 1
     assert any("rules.pdf" in w and "pypdf: incorrect startxref pointer" in w for w in report.warnings), report.warnings
