@@ -28,12 +28,11 @@ import sys
 import time
 from pathlib import Path
 
-from criss_rag_domain.lexicon import CancerLexicon
-
 from criss_rag.engine import Engine
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 from criss_rag.types import Query
+from criss_rag_domain.lexicon import CancerLexicon
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "medquad-cancergov"

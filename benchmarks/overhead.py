@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from timing import DATA, ROOT, median_of, median_ratio, require, side_by_side, table
 
 import criss_rag.pipeline

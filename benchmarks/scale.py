@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from timing import DATA, percentile, require, rss_breakdown_mb, table
 
 from criss_rag.types import Query

@@ -28,21 +28,19 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
-from pathlib import Path
 
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from criss_rag import meaning
-from criss_rag.engine import DEFAULT_VERIFIER
+from criss_rag.engine import DEFAULT_VERIFIER, Engine
 from criss_rag.lexicon import claims as claims_module
 from criss_rag.lexicon.edits import tokens
 from criss_rag.lexicon.terms import content_terms
-from criss_rag.engine import Engine
 from criss_rag.pipeline import Pipeline
-from criss_rag.testing import pipeline_from_yaml
-from criss_rag.testing.servers import OpenAIStubServer
 from criss_rag.plugins import PluginHost
 from criss_rag.support import LexicalSupport
+from criss_rag.testing import pipeline_from_yaml
+from criss_rag.testing.servers import OpenAIStubServer
 from criss_rag.text import split_sentences
 from criss_rag.types import Context, Evidence, Hit, Query, SentenceSupport
 

@@ -10,14 +10,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from criss_rag_basic.analyzers import EnglishAnalyzer, StandardAnalyzer
-from criss_rag_basic.answering import DEFAULT_REFUSALS, EvidenceThreshold, NumberedContext
-from criss_rag_basic.chunkers import SectionChunker, WholeDocumentChunker
-from criss_rag_basic.extractive import NOTICES, ExtractiveGenerator
-from criss_rag_basic.html_text import html_to_text
-from criss_rag_basic.loaders import JsonlLoader, NccJsonLoader
-from criss_rag_basic.metrics import AnswerBasics
-from criss_rag_basic.ranking import MetadataFilter, ReciprocalRankFusion, Truncate
 from llama_index.core.schema import MetadataMode, NodeRelationship, NodeWithScore
 
 from criss_rag.errors import DataError
@@ -26,6 +18,14 @@ from criss_rag.sources import make_document
 from criss_rag.testing import fake_plugin, pipeline_from_yaml, replaced, run_pipeline
 from criss_rag.text import detect_language, split_sentences
 from criss_rag.types import Answer, Citation, Context, Evidence, Hit, Query, Trace, text_node
+from criss_rag_basic.analyzers import EnglishAnalyzer, StandardAnalyzer
+from criss_rag_basic.answering import DEFAULT_REFUSALS, EvidenceThreshold, NumberedContext
+from criss_rag_basic.chunkers import SectionChunker, WholeDocumentChunker
+from criss_rag_basic.extractive import NOTICES, ExtractiveGenerator
+from criss_rag_basic.html_text import html_to_text
+from criss_rag_basic.loaders import JsonlLoader, NccJsonLoader
+from criss_rag_basic.metrics import AnswerBasics
+from criss_rag_basic.ranking import MetadataFilter, ReciprocalRankFusion, Truncate
 
 EXAMPLE_CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus" / "ncc_example.json"
 
@@ -997,9 +997,8 @@ def test_evidence_type_is_what_the_context_holds():
 
 
 def test_the_extractive_generator_quotes_a_lead_in_with_its_list_items_one_per_line():
-    from criss_rag_basic.extractive import quoted_body, with_their_lists
-
     from criss_rag.text import split_sentences
+    from criss_rag_basic.extractive import quoted_body, with_their_lists
 
     units = {1: split_sentences("Liver cancer may cause:\n- pain under the right ribs\n- yellow skin and eyes\n"
                                 "See a doctor if these last.")}

@@ -9,12 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-from criss_rag_domain.cancer_boost import CancerTypeBoost
-from criss_rag_domain.cancer_filter import CancerTypeFilter
-from criss_rag_domain.intent_boost import IntentBoost
-from criss_rag_domain.intents import IntentLexicon
-from criss_rag_domain.lexicon import CancerLexicon
-from criss_rag_domain.matching import PhraseMatcher
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from criss_rag.engine import Engine
@@ -23,6 +17,12 @@ from criss_rag.indexing import ingest
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import fake_plugin, pipeline_from_yaml
 from criss_rag.types import FilterOutcome, Hit, Query
+from criss_rag_domain.cancer_boost import CancerTypeBoost
+from criss_rag_domain.cancer_filter import CancerTypeFilter
+from criss_rag_domain.intent_boost import IntentBoost
+from criss_rag_domain.intents import IntentLexicon
+from criss_rag_domain.lexicon import CancerLexicon
+from criss_rag_domain.matching import PhraseMatcher
 
 
 @pytest.fixture(scope="module")

@@ -14,18 +14,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-import criss_rag_pii.plugin as pii_plugin
 import pytest
 import yaml
 from click.testing import CliRunner
-from criss_rag_pii import KINDS, SIGNAL, PiiRedact, Redactor
 from llama_index.core.schema import NodeWithScore
 
+import criss_rag_pii.plugin as pii_plugin
 from criss_rag.cli.main import build_cli
 from criss_rag.errors import ConfigError, DataError
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced, run_pipeline
 from criss_rag.types import Hit, Query, text_node
+from criss_rag_pii import KINDS, SIGNAL, PiiRedact, Redactor
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN_DIR = ROOT / "examples" / "criss-rag-example-plugin"

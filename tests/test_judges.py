@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from criss_rag_judges.rubric import FLAGS, SCORES, ParseError, RubricJudge, extract_json, parse_reply
 
 from criss_rag.context import ComponentContext
 from criss_rag.evaluation.experiment import load_experiment
@@ -20,6 +19,7 @@ from criss_rag.evaluation.runner import run_experiment
 from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host, replaced
 from criss_rag.testing.servers import OllamaStubServer, OpenAIStubServer
 from criss_rag.types import Answer, Citation, JudgeVerdict, Trace
+from criss_rag_judges.rubric import FLAGS, SCORES, ParseError, RubricJudge, extract_json, parse_reply
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -80,9 +80,8 @@ def test_the_model_is_loaded_once_and_shared(workdir, host, llm):
 
 
 def test_a_json_schema_constrains_the_reply(llm):
-    from criss_rag_judges.rubric import parse_reply, rubric_schema
-
     from criss_rag_basic.keywords import json_keywords, keywords_schema
+    from criss_rag_judges.rubric import parse_reply, rubric_schema
     from criss_rag_rerank.llm_rerank import json_order, order_schema
 
     reply = complete_json(llm, "List two search keywords for: How is liver cancer treated?", keywords_schema(2, 40))

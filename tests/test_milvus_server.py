@@ -12,7 +12,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from criss_rag_milvus.standalone import StandaloneMilvus
 from pymilvus import MilvusClient
 from test_milvus import CANCERS, CORPUS, FILTERS, YAML
 
@@ -20,6 +19,7 @@ from criss_rag.engine import Engine
 from criss_rag.indexing import ingest
 from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Query
+from criss_rag_milvus.standalone import StandaloneMilvus
 
 SERVER_SETTINGS = """uri: URI
     collection: notes

@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import pytest
-from criss_rag_ray.local_cluster import LocalRayCluster, _session_pids
 from test_ray import DOCS, N_QUESTIONS, comparable, make_experiment
 
 from criss_rag.evaluation.experiment import load_experiment
@@ -25,6 +24,7 @@ from criss_rag.evaluation.records import RECORDS, read_records
 from criss_rag.evaluation.runner import run_experiment
 from criss_rag.indexing import ingest
 from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
+from criss_rag_ray.local_cluster import LocalRayCluster, _session_pids
 
 # the CLI with the test fakes registered (criss_rag.testing), exactly as `criss-rag` runs it otherwise
 DRIVER = ("import sys; from criss_rag.cli.main import build_cli; from criss_rag.testing import plugin_host; "

@@ -20,7 +20,6 @@ from criss_rag.indexing import ingest
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import pipeline_from_yaml
 from criss_rag.types import FilterOutcome, Hit, Query, text_node
-
 from criss_rag_registry.codes import ancestors, blocks
 from criss_rag_registry.loader import flatten_metadata
 from criss_rag_registry.years import YearRange, YearRangeReader, YearRule, find_years

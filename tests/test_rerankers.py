@@ -11,10 +11,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from criss_rag_basic.analyzers import EnglishAnalyzer, StandardAnalyzer
-from criss_rag_basic.ranking import MetadataBoost, WeightedFusion, normalise_scores
-from criss_rag_rerank.cross_encoder import CrossEncoderReranker
-from criss_rag_rerank.llm_rerank import LLMReranker, parse_order
 from llama_index.core.schema import NodeWithScore
 from pydantic import ValidationError
 
@@ -26,6 +22,10 @@ from criss_rag.plugins import PluginHost
 from criss_rag.testing import FakeLLM, fake_plugin, pipeline_from_yaml, replaced
 from criss_rag.testing.servers import OpenAIStubServer
 from criss_rag.types import Hit, Query, text_node
+from criss_rag_basic.analyzers import EnglishAnalyzer, StandardAnalyzer
+from criss_rag_basic.ranking import MetadataBoost, WeightedFusion, normalise_scores
+from criss_rag_rerank.cross_encoder import CrossEncoderReranker
+from criss_rag_rerank.llm_rerank import LLMReranker, parse_order
 
 # -- helpers ---------------------------------------------------------------------------------------
 

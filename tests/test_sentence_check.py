@@ -6,10 +6,10 @@ problem must name what changed."""
 from __future__ import annotations
 
 import pytest
+from llama_index.core.schema import NodeWithScore, TextNode
 
 from criss_rag.meaning import MeaningSupport
 from criss_rag.types import Context, Evidence, Hit, Query, SentenceSupport
-from llama_index.core.schema import NodeWithScore, TextNode
 
 CHECK = MeaningSupport()
 

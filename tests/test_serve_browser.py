@@ -286,8 +286,9 @@ TECHNICAL = re.compile(r"no_evidence|weak_evidence|uncited_answer|refusal|score|
 
 @pytest.fixture(scope="module")
 def reader_page(browser, tmp_path_factory):
-    from criss_rag_serve.page import PageSettings
     from serve_fixtures import CORPUS
+
+    from criss_rag_serve.page import PageSettings
 
     engine = engine_for(tmp_path_factory.mktemp("readers"), extra="", corpus=[*CORPUS, CHINESE], analyzer="auto")
     landing = PageSettings(corpus={"en": "the criss_rag team's example pages", "ko": "criss_rag 팀의 예시 자료",

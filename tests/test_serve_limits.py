@@ -11,16 +11,16 @@ from types import SimpleNamespace
 
 import httpx
 import pytest
-from criss_rag_serve.app import create_app
-from criss_rag_serve.limits import uvicorn_options
-from criss_rag_serve.running import running
-from criss_rag_serve.settings import ServeSettings
 
 from criss_rag import hookimpl
 from criss_rag.engine import Engine
 from criss_rag.indexing import ingest
 from criss_rag.testing import FAKE_PIPELINE_YAML, EchoGenerator, pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Generation
+from criss_rag_serve.app import create_app
+from criss_rag_serve.limits import uvicorn_options
+from criss_rag_serve.running import running
+from criss_rag_serve.settings import ServeSettings
 
 QUESTION = "Which test finds stomach cancer?"
 WAIT_S = 30  # an upper bound for something to happen, never a measured time

@@ -7,10 +7,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from criss_rag.chinese_script import message_for
 from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
 from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE
-from criss_rag.chinese_script import message_for
 from criss_rag.text import detect_language
 from criss_rag.types import Context, Evidence, Hit, Query, Refusal
 from criss_rag_basic.languages import hit_language

@@ -10,7 +10,6 @@ from llama_index.core.schema import Document, NodeRelationship, RelatedNodeInfo,
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from criss_rag.context import ComponentContext
-
 from criss_rag_basic.html_text import html_to_text
 
 

@@ -25,7 +25,6 @@ from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
 from criss_rag.structured import ParseStats, complete_json
 from criss_rag.types import Query
-
 from criss_rag_basic.keyterms import DEFAULT_STOPWORDS, parse_keyword_reply, surface_keywords
 
 log = logging.getLogger(__name__)

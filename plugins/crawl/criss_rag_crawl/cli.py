@@ -13,11 +13,10 @@ from click.core import ParameterSource
 
 from criss_rag.cli.context import host_from
 from criss_rag.errors import DataError
-
 from criss_rag_crawl.cache import PageCache, cache_path_for
 from criss_rag_crawl.classify import HeuristicSettings, LlmClassifier
 from criss_rag_crawl.crawler import CrawlOptions, crawl
-from criss_rag_crawl.fetch import FetchSettings, Fetcher
+from criss_rag_crawl.fetch import Fetcher, FetchSettings
 from criss_rag_crawl.langfilter import SCRIPTS, LanguageFilter
 from criss_rag_crawl.page import DEFAULT_DROP_TAGS
 from criss_rag_crawl.reviewed import ReviewedPages, ReviewSettings

@@ -21,10 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
 from criss_rag.text import detect_language
-
 from criss_rag_crawl.cache import PageCache, cache_path_for
 from criss_rag_crawl.classify import MEDICAL
-from criss_rag_crawl.fetch import FetchSettings, Fetcher
+from criss_rag_crawl.fetch import Fetcher, FetchSettings
 from criss_rag_crawl.langfilter import LanguageFilter
 from criss_rag_crawl.page import DEFAULT_DROP_TAGS, parse_page
 from criss_rag_crawl.sheet import keep_value, read_sheet

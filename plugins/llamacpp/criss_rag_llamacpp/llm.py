@@ -33,7 +33,6 @@ from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_ca
 from llama_index.core.llms.custom import CustomLLM
 
 from criss_rag.errors import ComponentError
-
 from criss_rag_llamacpp.model import LoadedModel
 
 

@@ -26,7 +26,6 @@ from llama_index.core.schema import Document, NodeRelationship, RelatedNodeInfo,
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from criss_rag.context import ComponentContext
-
 from criss_rag_manuals.manual import DEFAULT_NOTE_PATTERNS, DEFAULT_RULE_PATTERNS, find_id, id_matcher
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")

@@ -28,7 +28,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from criss_rag.context import ComponentContext
 from criss_rag.text import HAN, HANGUL, KANA
 from criss_rag.types import Answer
-
 from criss_rag_metrics.common import strip_markers
 
 LABELS = ("explicit_refusal", "request_for_information", "acknowledged_ambiguity", "conditional_answer", "answered")

@@ -16,7 +16,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
 from criss_rag.types import Answer
-
 from criss_rag_metrics.common import REFERENCE_FIELDS, answer_text, reference_of
 
 

@@ -22,7 +22,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
 from criss_rag.types import Answer
-
 from criss_rag_metrics.common import dotted, evidence_of
 
 _RANGE = re.compile(r"^\s*(\d{4})\s*(?:(\+)|[-–~to ]+\s*(\d{4})?)?\s*$")

@@ -24,7 +24,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from criss_rag.context import ComponentContext
 from criss_rag.text import HAN, HANGUL, KANA, split_sentences
 from criss_rag.types import Answer
-
 from criss_rag_metrics.common import corpus_ids, evidence_of, strip_markers
 
 _CJK = re.compile(f"[{HANGUL}{KANA}{HAN}]")

@@ -21,7 +21,6 @@ from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError, IndexStoreError
 from criss_rag.types import Query
-
 from criss_rag_milvus.pushdown import PushDown, columns_for, combined_expression
 
 LITE_FILE = "milvus.db"  # inside the retriever's index folder when `uri` is null

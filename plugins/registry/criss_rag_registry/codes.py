@@ -26,7 +26,6 @@ from criss_rag.config.references import DECLARES_SIGNAL
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError
 from criss_rag.types import Hit, Query
-
 from criss_rag_registry.years import request_year
 
 _DASH = r"\s*[-–—]\s*"

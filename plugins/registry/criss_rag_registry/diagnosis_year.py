@@ -13,7 +13,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError, DataError
 from criss_rag.types import FilterOutcome, Hit, Query
-
 from criss_rag_registry.years import YearRangeReader, YearRule, find_years, request_year
 
 SOURCE_SUFFIX = "_source"  # query.filters["diagnosis_year_source"]: "request" or "question"

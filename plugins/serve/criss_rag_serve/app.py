@@ -29,7 +29,6 @@ from criss_rag.cache import corpus_version
 from criss_rag.chat import ChatSession
 from criss_rag.engine import Engine
 from criss_rag.types import Answer
-
 from criss_rag_serve.jobs import ApiError, run_job, stream_job
 from criss_rag_serve.limits import AnswerPool
 from criss_rag_serve.openai_api import add_openai_routes

@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from criss_rag.cli.context import host_from
-
 from criss_rag_serve.page import PageSettings, read_page_settings
 from criss_rag_serve.settings import TOKEN_ENV, ServeSettings, read_token
 

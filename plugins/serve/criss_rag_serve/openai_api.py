@@ -45,7 +45,6 @@ from sse_starlette.sse import EventSourceResponse
 from criss_rag.chat import ChatSession, Exchange
 from criss_rag.engine import Engine
 from criss_rag.types import Answer, Trace
-
 from criss_rag_serve.jobs import ApiError, run_job
 from criss_rag_serve.schemas import FilterValue
 from criss_rag_serve.settings import ServeSettings

@@ -8,7 +8,6 @@ import os
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.errors import ConfigError
-
 from criss_rag_serve.page import PageSettings
 
 TOKEN_ENV = "CRISS_RAG_SERVE_TOKEN"
