@@ -42,7 +42,9 @@ def main() -> None:
     parser.add_argument("config")
     parser.add_argument("--pairs", default=str(PAIRS))
     parser.add_argument("--medquad", default=None, help="a MedQuAD questions JSONL (question, gold_doc_id)")
-    parser.add_argument("--threshold", type=float, nargs="*", default=None, help="thresholds to run (default: the config's)")
+    parser.add_argument(
+        "--threshold", type=float, nargs="*", default=None, help="thresholds to run (default: the config's)"
+    )
     args = parser.parse_args()
     pairs = [json.loads(line) for line in Path(args.pairs).read_text(encoding="utf-8").splitlines() if line.strip()]
     with tempfile.TemporaryDirectory() as tmp:
@@ -60,8 +62,10 @@ def main() -> None:
             for q in (pair["a"], pair["b"]):
                 if q not in vectors:
                     vectors[q] = np.asarray(cache._vector(q))  # noqa: SLF001 - the cache's own embedding
-        print("| threshold | language | paraphrase hits (facets + similarity) | paraphrases ≥ threshold by similarity alone "
-              "| near-miss hits (facets + similarity) | near misses ≥ threshold by similarity alone |")
+        print(
+            "| threshold | language | paraphrase hits (facets + similarity) | paraphrases ≥ threshold by similarity alone "
+            "| near-miss hits (facets + similarity) | near misses ≥ threshold by similarity alone |"
+        )
         print("|---|---|---|---|---|---|")
         for threshold in thresholds:
             cache.params.threshold = threshold
@@ -101,7 +105,9 @@ def medquad(cache, path: Path, thresholds: list[float]) -> None:
     different = np.array([gold[i] != gold[j] and questions[i].strip().lower() != questions[j].strip().lower()
                           for i, j in zip(*upper, strict=True)])
     same_facets = np.array([facets[i] == facets[j] for i, j in zip(*upper, strict=True)])
-    print(f"\nMedQuAD {path.name}: {len(questions)} questions, {int(different.sum())} pairs of different questions whose gold passages differ")
+    print(
+        f"\nMedQuAD {path.name}: {len(questions)} questions, {int(different.sum())} pairs of different questions whose gold passages differ"
+    )
     print("| threshold | pairs ≥ threshold by similarity alone | of them served by the cache (facets equal) |")
     print("|---|---|---|")
     for threshold in thresholds:

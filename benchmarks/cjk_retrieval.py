@@ -30,7 +30,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = str(ROOT / ".venv" / "bin" / "criss-rag") if (ROOT / ".venv").is_dir() else (shutil.which("criss-rag") or "criss-rag")
+CLI = (
+    str(ROOT / ".venv" / "bin" / "criss-rag")
+    if (ROOT / ".venv").is_dir()
+    else (shutil.which("criss-rag") or "criss-rag")
+)
 BM25 = "{name: bm25, analyzer: standard, k1: 1.2, b: 0.75, repeat_fields: {title: 2}, top_k: 30}"
 MINILM = "{name: faiss, top_k: 30}"
 E5 = "{name: faiss, label: e5, embedding: {name: multilingual-e5}, top_k: 30}"
@@ -95,7 +99,9 @@ def any_language_gold(questions: Path, tmp: Path) -> Path:
     return out
 
 
-def run(config: str, questions: Path, overrides: list[str], corpus: str | None) -> tuple[dict[str, float], float, list[str]]:
+def run(
+    config: str, questions: Path, overrides: list[str], corpus: str | None
+) -> tuple[dict[str, float], float, list[str]]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "rows.jsonl"
         asked = questions if corpus else any_language_gold(questions, Path(tmp))

@@ -136,7 +136,9 @@ def bench_milvus(args: argparse.Namespace) -> None:
             memory = {"faiss flat (in process)": f"index {flat_mb:.0f}",
                       "faiss HNSW M16 ef64 (in process)": f"index {hnsw_mb:.0f}"}.get(
                 name, f"server process {loaded_mb:.0f} (both collections)")
-            rows.append([name, median_of(results[name], "p50"), median_of(results[name], "p95"), f"{recall:.3f}", memory])
+            rows.append(
+                [name, median_of(results[name], "p50"), median_of(results[name], "p95"), f"{recall:.3f}", memory]
+            )
     finally:
         client.close()
         server.stop()
@@ -223,9 +225,13 @@ def bench_ray(args: argparse.Namespace) -> None:
         rows.append([case, wall, report["chunks"] / wall, f"{peak[0]:.0f}" if cluster else "-",
                      spread.removeprefix("executor ray: ") or "-"])
         print(f"{case}: {wall:.1f} s", file=sys.stderr)
-    print(f"\ningest of {args.chunks} registry chunks (MiniLM, flat FAISS), each case in an empty index folder and cache; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs\n")
-    print(table(["case", "wall s (driver start to exit)", "chunks/s", "peak RSS of the Ray nodes, MB", "batches"], rows))
+    print(
+        f"\ningest of {args.chunks} registry chunks (MiniLM, flat FAISS), each case in an empty index folder and cache; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs\n"
+    )
+    print(
+        table(["case", "wall s (driver start to exit)", "chunks/s", "peak RSS of the Ray nodes, MB", "batches"], rows)
+    )
     same = len(set(files.values())) == 1
     print(f"\nFAISS files byte-identical across the three: {same}")
 

@@ -91,12 +91,17 @@ def bench_ingest(args: argparse.Namespace, host: PluginHost) -> None:
     (local_s, local), (ray_s, on_ray) = times["local"], times["ray"]
     same = all(
         (WORK / f"ingest-{m}" / ".criss_rag" / "index" / r.key / "retrievers" / "faiss" / "vectors.faiss").read_bytes()
-        == (WORK / "ingest-local" / ".criss_rag" / "index" / local.key / "retrievers" / "faiss" / "vectors.faiss").read_bytes()
-        for m, r in (("ray", on_ray),))
+        == (
+            WORK / "ingest-local" / ".criss_rag" / "index" / local.key / "retrievers" / "faiss" / "vectors.faiss"
+        ).read_bytes()
+        for m, r in (("ray", on_ray),)
+    )
     print(f"\n| ingest of {local.chunks} chunks (MiniLM, flat FAISS) | wall s | chunks/s |")
     print("|---|---|---|")
     print(f"| local (one process) | {local_s:.1f} | {local.chunks / local_s:.1f} |")
-    print(f"| `--executor ray`, {args.workers} workers, Ray started by the executor | {ray_s:.1f} | {on_ray.chunks / ray_s:.1f} |")
+    print(
+        f"| `--executor ray`, {args.workers} workers, Ray started by the executor | {ray_s:.1f} | {on_ray.chunks / ray_s:.1f} |"
+    )
     print(f"\nray / local = {ray_s / local_s:.2f}x; FAISS files identical: {same}; "
           f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
@@ -142,7 +147,9 @@ def bench_latency(args: argparse.Namespace, host: PluginHost) -> None:
         ("milvus lite, year pushed down, top 10",
          lambda q: milvus.retrieve(Query(q["question"], filters={"diagnosis_year": year_of(q)}), 10)),
     ]
-    print(f"\n| {args.chunks} registry chunks, {len(questions)} dev questions x {args.repeats} | p50 ms | p95 ms | results kept |")
+    print(
+        f"\n| {args.chunks} registry chunks, {len(questions)} dev questions x {args.repeats} | p50 ms | p95 ms | results kept |"
+    )
     print("|---|---|---|---|")
     for label, fn in rows:
         samples = []
@@ -219,7 +226,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--synthetic", type=int, default=20000, help="synthetic vectors for the raw search (0 = skip)")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--torch-threads", type=int, default=0, help="PyTorch threads of the local ingest (0 = its default)")
+    parser.add_argument(
+        "--torch-threads", type=int, default=0, help="PyTorch threads of the local ingest (0 = its default)"
+    )
     args = parser.parse_args()
     if not DATA.is_dir():
         sys.exit(f"needs the registry data at {DATA}")

@@ -80,8 +80,10 @@ def top_ids(engine: Engine, question: str) -> dict[str, list[tuple[str, float]]]
 def row(label: str, report: IngestReport) -> str:
     diff = report.diff
     retrievers = ", ".join(f"{k} {v}" for k, v in report.retrievers.items())
-    return (f"| {label} | {report.seconds:.1f} | {diff.get('added', 0)}/{diff.get('changed', 0)}/{diff.get('deleted', 0)}"
-            f"/{diff.get('unchanged', 0)} | {report.new_chunks} | {report.embedded} | {retrievers} |")
+    return (
+        f"| {label} | {report.seconds:.1f} | {diff.get('added', 0)}/{diff.get('changed', 0)}/{diff.get('deleted', 0)}"
+        f"/{diff.get('unchanged', 0)} | {report.new_chunks} | {report.embedded} | {retrievers} |"
+    )
 
 
 def main() -> None:
@@ -117,7 +119,9 @@ def main() -> None:
             rows.append((f"whole rebuild (`--force`), {what}", run("force", twin_dir, force=True)))
             updated = Engine.open(pipeline(host, corpus, index_dir, args.loader, args.overrides))
             rebuilt = Engine.open(pipeline(host, corpus, twin_dir, args.loader, args.overrides))
-            questions = [marker(i) for i in range(len(lines(args.corpus))) if i % max(1, round(1 / args.change)) == round_]
+            questions = [
+                marker(i) for i in range(len(lines(args.corpus))) if i % max(1, round(1 / args.change)) == round_
+            ]
             questions += [json.loads(q)["question"] for q in lines(QUESTIONS)[:20]] if QUESTIONS.is_file() else []
             for question in questions:
                 same += top_ids(updated, question) == top_ids(rebuilt, question)
@@ -125,8 +129,10 @@ def main() -> None:
 
     documents, chunks = rows[0][1].documents, rows[0][1].chunks
     overrides = " ".join(f"--set {shlex.quote(o)}" for o in args.overrides)
-    print(f"\n`python benchmarks/incremental_ingest.py --corpus {args.corpus} --loader {args.loader} "
-          f"--change {args.change} --rounds {args.rounds}{' ' + overrides if overrides else ''}`: {documents} documents, {chunks} chunks\n")
+    print(
+        f"\n`python benchmarks/incremental_ingest.py --corpus {args.corpus} --loader {args.loader} "
+        f"--change {args.change} --rounds {args.rounds}{' ' + overrides if overrides else ''}`: {documents} documents, {chunks} chunks\n"
+    )
     print("| ingest | seconds | added/changed/deleted/unchanged docs | chunks made | texts embedded | retrievers |")
     print("|---|---:|---|---:|---:|---|")
     for label, report in rows:

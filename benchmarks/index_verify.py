@@ -21,7 +21,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     folder = args.version.resolve()
-    timings: dict[str, list[float]] = {"hash (ingest)": [], "verify: sizes and SHA-256 (open)": [], "verify: sizes only": []}
+    timings: dict[str, list[float]] = {
+        "hash (ingest)": [],
+        "verify: sizes and SHA-256 (open)": [],
+        "verify: sizes only": [],
+    }
     files = {}
     for _ in range(args.repeat):
         started = time.perf_counter()

@@ -97,14 +97,21 @@ def main() -> None:
         dropped = list(getattr(answer, "dropped", []) or [])
         record = {
             # ids, never the data set's text (the questions and the evidence the answers quote stay in ../shared)
-            "qid": q.get("qid") or q.get("id"), "in_scope": in_scope, "refused": answer.refused,
-            "reason": answer.refusal_reason, "generator": answer.generator,
+            "qid": q.get("qid") or q.get("id"),
+            "in_scope": in_scope,
+            "refused": answer.refused,
+            "reason": answer.refusal_reason,
+            "generator": answer.generator,
             "model_calls": (model.calls - calls) if model is not None else None,
             # refused before any generator ran (retrieval, the refusal policy): the trace has no generate stage
-            "refused_before_generation": answer.refused and not any(st.stage == "generate" for st in answer.trace.stages),
-            "citations": len(answer.citations), "sentences": len(shown),
-            "supported": sum(1 for s in shown if s.supported), "dropped": len(dropped),
-            "seconds": round(seconds, 3), **usage,
+            "refused_before_generation": answer.refused
+            and not any(st.stage == "generate" for st in answer.trace.stages),
+            "citations": len(answer.citations),
+            "sentences": len(shown),
+            "supported": sum(1 for s in shown if s.supported),
+            "dropped": len(dropped),
+            "seconds": round(seconds, 3),
+            **usage,
         }
         records.append(record)
         if log is not None:

@@ -79,9 +79,11 @@ def main() -> None:
     outside = [r for r in rows if r[0]]
     print(f"{len(inside)} in-scope, {len(outside)} out-of-scope questions")
     if not inside or not outside:  # a grid over one side only would print 0/0 for the other
-        raise SystemExit(f"error: {len(inside)} in-scope and {len(outside)} out-of-scope questions; a sweep needs both. "
-                         "Mark out-of-scope questions with `expected: refuse`, `scope: out` or "
-                         "`expected_behavior: out_of_scope`, or pass --out-of-scope FILE")
+        raise SystemExit(
+            f"error: {len(inside)} in-scope and {len(outside)} out-of-scope questions; a sweep needs both. "
+            "Mark out-of-scope questions with `expected: refuse`, `scope: out` or "
+            "`expected_behavior: out_of_scope`, or pass --out-of-scope FILE"
+        )
     print(f"{'min_score':>9} {'min_cov':>7} {'answered in-scope':>18} {'refused out-of-scope':>21}")
     for min_score in args.min_scores:
         for min_cov in (0.0, 0.3, 0.4, 0.5, 0.6):
@@ -90,7 +92,9 @@ def main() -> None:
 
             answered = sum(not refused(r) for r in inside)
             refused_out = sum(refused(r) for r in outside)
-            print(f"{min_score:>9.2f} {min_cov:>7.1f} {answered:>10}/{len(inside):<7} {refused_out:>13}/{len(outside):<7}")
+            print(
+                f"{min_score:>9.2f} {min_cov:>7.1f} {answered:>10}/{len(inside):<7} {refused_out:>13}/{len(outside):<7}"
+            )
 
     # min_coverage_no_cancer: questions that name no cancer must find that share of their terms
     # somewhere among the candidates (min_coverage fixed at 0.3)
@@ -102,7 +106,9 @@ def main() -> None:
 
             answered = sum(not refused(r) for r in inside)
             refused_out = sum(refused(r) for r in outside)
-            print(f"{min_score:>9.2f} {no_cancer:>9.2f} {answered:>10}/{len(inside):<7} {refused_out:>13}/{len(outside):<7}")
+            print(
+                f"{min_score:>9.2f} {no_cancer:>9.2f} {answered:>10}/{len(inside):<7} {refused_out:>13}/{len(outside):<7}"
+            )
 
 
 if __name__ == "__main__":

@@ -104,15 +104,28 @@ def main(questions_path: str, corpus_path: str, out_dir: str) -> None:
                 continue
             new_site = interior(inside(site, parse_codes(row["Primary Site"])))
             new_hist = interior(inside(hist, parse_codes(row["Histology"])))
-            hits = {doc for doc, doc_rows in selection.items() if any(matches(r, new_site, new_hist, year) for r in doc_rows)}
+            hits = {
+                doc
+                for doc, doc_rows in selection.items()
+                if any(matches(r, new_site, new_hist, year) for r in doc_rows)
+            }
             if hits != {gold} or (new_site, new_hist) == (site, hist):
                 skipped += 1
                 continue
             text = q["question"].replace(f"C{site:03d}", f"C{new_site:03d}")
             text = text.replace(f"histology {hist}", f"histology {new_hist}")
-            out.write(json.dumps({**q, "qid": q["qid"] + "-interior", "question": text,
-                                  "inputs": {**q["inputs"], "primary_site": f"C{new_site:03d}", "histology": str(new_hist)}},
-                                 ensure_ascii=False) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        **q,
+                        "qid": q["qid"] + "-interior",
+                        "question": text,
+                        "inputs": {**q["inputs"], "primary_site": f"C{new_site:03d}", "histology": str(new_hist)},
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
             kept += 1
     print(f"{kept} questions written to {out_path} ({skipped} skipped: no interior code, or not unique); "
           f"{plain} to {Path(out_dir) / 'no_system.jsonl'}")

@@ -22,22 +22,54 @@ BM25 = "{name: bm25, analyzer: standard, k1: 1.2, b: 0.75, repeat_fields: {title
 FAISS = "{name: faiss, top_k: 30, languages: [en]}"
 NO_BOOST = ("--set", "rerankers=[]")
 VARIANTS: dict[str, tuple[str, ...]] = {
-    "BM25, plain": ("--set", "retrievers=[{name: bm25, analyzer: standard, top_k: 30}]", "--set", "fusion=null", *NO_BOOST),
+    "BM25, plain": (
+        "--set",
+        "retrievers=[{name: bm25, analyzer: standard, top_k: 30}]",
+        "--set",
+        "fusion=null",
+        *NO_BOOST,
+    ),
     "BM25, title weighted": ("--set", f"retrievers=[{BM25}]", "--set", "fusion=null", *NO_BOOST),
-    "TF-IDF (scikit-learn defaults)": ("--set", "retrievers=[{name: tfidf, analyzer: english, min_score: 0.0, top_k: 30}]",
-                                       "--set", "fusion=null", *NO_BOOST),
+    "TF-IDF (scikit-learn defaults)": (
+        "--set",
+        "retrievers=[{name: tfidf, analyzer: english, min_score: 0.0, top_k: 30}]",
+        "--set",
+        "fusion=null",
+        *NO_BOOST,
+    ),
     "dense MiniLM, flat": ("--set", f"retrievers=[{FAISS}]", "--set", "fusion=null", *NO_BOOST),
-    "dense MiniLM, HNSW": ("--set", "retrievers=[{name: faiss, top_k: 30, index_type: hnsw}]", "--set", "fusion=null", *NO_BOOST),
+    "dense MiniLM, HNSW": (
+        "--set",
+        "retrievers=[{name: faiss, top_k: 30, index_type: hnsw}]",
+        "--set",
+        "fusion=null",
+        *NO_BOOST,
+    ),
     "BM25 + dense, RRF": NO_BOOST,
-    "BM25 + dense, weighted score fusion": ("--set", "fusion={name: weighted, normalize: minmax, weights: {faiss: 1.5}, top_k: 30}", *NO_BOOST),
+    "BM25 + dense, weighted score fusion": (
+        "--set",
+        "fusion={name: weighted, normalize: minmax, weights: {faiss: 1.5}, top_k: 30}",
+        *NO_BOOST,
+    ),
     "BM25 + dense, RRF, multi-hop (missing-terms)": ("--set", "multihop={name: missing-terms, max_hops: 1}", *NO_BOOST),
     "BM25 + dense, RRF, section-intent boost (default)": (),
 }
 
 
 def run(name: str, extra: tuple[str, ...]) -> str:
-    command = [str(ROOT / ".venv/bin/criss-rag"), "eval", "retrieval", "examples/default.yaml",
-               "--questions", str(DATA / "questions_dev.jsonl"), "--corpus", str(DATA / "corpus.jsonl"), "--k", "5", *extra]
+    command = [
+        str(ROOT / ".venv/bin/criss-rag"),
+        "eval",
+        "retrieval",
+        "examples/default.yaml",
+        "--questions",
+        str(DATA / "questions_dev.jsonl"),
+        "--corpus",
+        str(DATA / "corpus.jsonl"),
+        "--k",
+        "5",
+        *extra,
+    ]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     if result.returncode:
         sys.exit(f"{name}: failed\n{result.stderr[-2000:]}")

@@ -160,8 +160,10 @@ def end_to_end(claims: list) -> None:
             sentence = SentenceSupport(text=text, cited=list(range(1, len(passages) + 1)))
             (direct_verdict,) = DEFAULT_VERIFIER.verify(Query(text=""), [sentence], context_of(passages))
             direct += direct_verdict.supported == (record["expected"] == "supported")
-    print(f"\nend to end (stub LLM writes the claim, built-in check): {right}/{len(claims)} judged as expected; "
-          f"the check alone on the same claims: {direct}/{len(claims)}; p50 {statistics.median(times):.0f} ms per answer")
+    print(
+        f"\nend to end (stub LLM writes the claim, built-in check): {right}/{len(claims)} judged as expected; "
+        f"the check alone on the same claims: {direct}/{len(claims)}; p50 {statistics.median(times):.0f} ms per answer"
+    )
 
 
 def run(config: str | None, claims: list, skipped: int, errors: int) -> None:
@@ -199,12 +201,16 @@ def run(config: str | None, claims: list, skipped: int, errors: int) -> None:
           + f" | {_balanced(counts, languages)} |")
     if times:
         ordered = sorted(times)
-        print(f"\nms per sentence: p50 {statistics.median(ordered):.2f}, p95 {ordered[int(0.95 * (len(ordered) - 1))]:.2f} "
-              f"(first call {times[0]:.1f} ms)")
+        print(
+            f"\nms per sentence: p50 {statistics.median(ordered):.2f}, p95 {ordered[int(0.95 * (len(ordered) - 1))]:.2f} "
+            f"(first call {times[0]:.1f} ms)"
+        )
     for record, text, verdict in wrong[:errors]:
-        print(f"- {record['id']} {record['kind']} expected {record['expected']}: {text}\n    note: {record.get('note', '')}"
-              f"\n    got {'supported' if verdict.supported else 'unsupported'} {verdict.score:.2f} {verdict.why}",
-              file=sys.stdout)
+        print(
+            f"- {record['id']} {record['kind']} expected {record['expected']}: {text}\n    note: {record.get('note', '')}"
+            f"\n    got {'supported' if verdict.supported else 'unsupported'} {verdict.score:.2f} {verdict.why}",
+            file=sys.stdout,
+        )
 
 
 def _sum(counts: dict, languages: list[str], kinds: tuple[str, ...]) -> list[int]:

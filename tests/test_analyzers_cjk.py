@@ -462,5 +462,7 @@ generator: extractive
     host = PluginHost(strict=True, extra_plugins={"fake": fake_plugin})
     pipeline = pipeline_from_yaml(yaml_text, tmp_path, host)
     ingest(pipeline)
-    hits = Engine.open(pipeline_from_yaml(yaml_text, tmp_path, host)).retrieve(__import__("criss_rag.types", fromlist=["Query"]).Query("肺"))
+    hits = Engine.open(pipeline_from_yaml(yaml_text, tmp_path, host)).retrieve(
+        __import__("criss_rag.types", fromlist=["Query"]).Query("肺")
+    )
     assert [h.doc_id for h in hits] == ["lung"]

@@ -422,16 +422,28 @@ def test_html_lists_keep_their_items_in_four_languages():
     from criss_rag.text import split_sentences
 
     lists = {
-        "en": ("Symptoms may include:", ["pain in the upper right abdomen", "a lump under the ribs", "yellowing of the skin"],
-               "See a doctor if they last."),
-        "ko": ("다음과 같은 증상이 나타날 수 있습니다.", ["오른쪽 윗배의 통증", "갈비뼈 아래의 덩어리", "피부가 노랗게 변하는 황달"],
-               "증상이 계속되면 진료를 받으세요."),
-        "ja": ("次のような症状があります。", ["右上腹部の痛み", "肋骨の下のしこり", "皮膚が黄色くなる黄疸"], "続くときは受診してください。"),
+        "en": (
+            "Symptoms may include:",
+            ["pain in the upper right abdomen", "a lump under the ribs", "yellowing of the skin"],
+            "See a doctor if they last.",
+        ),
+        "ko": (
+            "다음과 같은 증상이 나타날 수 있습니다.",
+            ["오른쪽 윗배의 통증", "갈비뼈 아래의 덩어리", "피부가 노랗게 변하는 황달"],
+            "증상이 계속되면 진료를 받으세요.",
+        ),
+        "ja": (
+            "次のような症状があります。",
+            ["右上腹部の痛み", "肋骨の下のしこり", "皮膚が黄色くなる黄疸"],
+            "続くときは受診してください。",
+        ),
         "zh": ("可能出现以下症状：", ["右上腹疼痛", "肋骨下方的肿块", "皮肤发黄的黄疸"], "症状持续时请就医。"),
     }
     for lang, (lead, items, after) in lists.items():
         bulleted = html_to_text(f"<p>{lead}</p><ul>{''.join(f'<li>{i}</li>' for i in items)}</ul><p>{after}</p>")
-        numbered = html_to_text(f"<p>{lead}</p><ol start='3'>{''.join(f'<li>{i}</li>' for i in items)}</ol><p>{after}</p>")
+        numbered = html_to_text(
+            f"<p>{lead}</p><ol start='3'>{''.join(f'<li>{i}</li>' for i in items)}</ol><p>{after}</p>"
+        )
         assert bulleted.splitlines()[1:4] == [f"- {i}" for i in items], lang
         assert numbered.splitlines()[1:4] == [f"{n}. {i}" for n, i in zip((3, 4, 5), items)], lang
         for text in (bulleted, numbered):
@@ -562,7 +574,9 @@ def test_custom_marker():
 
 
 def test_section_chunker_via_the_registry(tmp_path, basic_host):
-    yaml_text = replaced(PIPELINE_YAML, "chunker: {name: fake-chunker}", "chunker: {name: sections, max_tokens: 64, overlap_tokens: 8}")
+    yaml_text = replaced(
+        PIPELINE_YAML, "chunker: {name: fake-chunker}", "chunker: {name: sections, max_tokens: 64, overlap_tokens: 8}"
+    )
     pipe = pipeline_from_yaml(yaml_text, tmp_path, basic_host)
     chunker = pipe.build(pipe.config.one("chunker"))
     assert isinstance(chunker, SectionChunker) and chunker.params.max_tokens == 64
@@ -801,7 +815,13 @@ def test_min_coverage_through_a_pipeline(pipeline):
 
 
 @pytest.mark.parametrize(
-    "question", ["위암의 치료 방법은 무엇인가요?", "胃がんの治療法は何ですか？", "胃癌的治疗方法是什么？", "How is stomach cancer treated?"]
+    "question",
+    [
+        "위암의 치료 방법은 무엇인가요?",
+        "胃がんの治療法は何ですか？",
+        "胃癌的治疗方法是什么？",
+        "How is stomach cancer treated?",
+    ],
 )
 def test_refusal_message_is_in_the_question_language(question):
     refusal = threshold().decide(Query(question), [])

@@ -35,7 +35,9 @@ def host() -> PluginHost:
 
 
 def make_workdir(root: Path) -> Path:
-    (root / "corpus.jsonl").write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in CORPUS) + "\n", encoding="utf-8")
+    (root / "corpus.jsonl").write_text(
+        "\n".join(json.dumps(d, ensure_ascii=False) for d in CORPUS) + "\n", encoding="utf-8"
+    )
     return root
 
 
@@ -154,7 +156,9 @@ def test_condensing_with_the_llm_the_config_names(workdir, host):
 def test_chat_settings_are_validated(workdir, host):
     with pytest.raises(ConfigError, match="chat.condense_llm names the LLM 'nope', but `llms:` names only: \\(none\\)"):
         pipeline_from_yaml(config(workdir, chat="chat: {condense_llm: nope}\n"), workdir, host)
-    with pytest.raises(ConfigError, match="chat, key 'memory': Extra inputs are not permitted. Valid keys: condense_llm"):
+    with pytest.raises(
+        ConfigError, match="chat, key 'memory': Extra inputs are not permitted. Valid keys: condense_llm"
+    ):
         pipeline_from_yaml(config(workdir, chat="chat: {memory: 3}\n"), workdir, host)
     plan = pipeline_from_yaml(config(workdir, chat="chat: {memory_tokens: 64}\n"), workdir, host).config.plan()
     assert plan["chat"]["memory_tokens"] == 64 and plan["chat"]["condense_llm"] is None
@@ -164,7 +168,11 @@ def test_chat_settings_are_validated(workdir, host):
 def test_memory_is_bounded_by_tokens(workdir, host):
     engine = engine_for(workdir, host, config(workdir, chat="chat: {memory_tokens: 120}\n"))
     session = ChatSession(engine)
-    for question in ("How is liver cancer diagnosed?", "How is lung cancer diagnosed?", "How is breast cancer screened?"):
+    for question in (
+        "How is liver cancer diagnosed?",
+        "How is lung cancer diagnosed?",
+        "How is breast cancer screened?",
+    ):
         session.ask(question)
     history = session.history()
     assert 0 < len(history) < 6 and len(history) % 2 == 0

@@ -23,7 +23,9 @@ def test_valid_config_resolves_defaults(host, tmp_path):
     config = load_pipeline_config(write(tmp_path, FAKE_PIPELINE_YAML), host.registry)
     assert config.name == "fake"
     plan = config.plan()
-    assert plan["retrievers"] == [{"name": "fake-keyword", "label": None, "top_k": 5, "languages": None, "dense": False}]
+    assert plan["retrievers"] == [
+        {"name": "fake-keyword", "label": None, "top_k": 5, "languages": None, "dense": False}
+    ]
     assert plan["refusal"] == {"name": "fake-min-score", "min_score": 1.0}
     assert config.index_dir == tmp_path / ".criss_rag/index"
 
@@ -74,7 +76,11 @@ def test_missing_required_stage(host, tmp_path):
 
 
 def test_two_retrievers_need_a_fusion(host, tmp_path):
-    text = replaced(FAKE_PIPELINE_YAML, "retrievers: [{name: fake-keyword, top_k: 5}]", "retrievers: [{name: fake-keyword}, {name: fake-keyword, label: again}]")
+    text = replaced(
+        FAKE_PIPELINE_YAML,
+        "retrievers: [{name: fake-keyword, top_k: 5}]",
+        "retrievers: [{name: fake-keyword}, {name: fake-keyword, label: again}]",
+    )
     with pytest.raises(ConfigError, match="2 retrievers but no `fusion:`.*fake-interleave"):
         load_pipeline_config(write(tmp_path, text), host.registry)
 
@@ -100,7 +106,9 @@ class _SecretPlugin:
         register("keyed", _KeyedGenerator)
 
 
-SECRET_YAML = replaced(FAKE_PIPELINE_YAML, "generator: {name: fake-echo}", "generator: {name: keyed, api_key: {env: CRISS_TEST_KEY}}")
+SECRET_YAML = replaced(
+    FAKE_PIPELINE_YAML, "generator: {name: fake-echo}", "generator: {name: keyed, api_key: {env: CRISS_TEST_KEY}}"
+)
 
 
 def test_missing_env_var_names_the_variable(tmp_path, monkeypatch):

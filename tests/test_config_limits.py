@@ -93,7 +93,11 @@ def test_a_large_wrong_typed_value_gives_a_short_error(tmp_path):
 
 
 def test_ordinary_anchors_and_aliases_still_work(tmp_path):
-    text = "x-shared: &top {top_k: 3}\n" + replaced(FAKE_PIPELINE_YAML, "retrievers: [{name: fake-keyword, top_k: 5}]", "retrievers: [{name: fake-keyword, <<: *top}]")
+    text = "x-shared: &top {top_k: 3}\n" + replaced(
+        FAKE_PIPELINE_YAML,
+        "retrievers: [{name: fake-keyword, top_k: 5}]",
+        "retrievers: [{name: fake-keyword, <<: *top}]",
+    )
     raw = load_yaml(text, "anchors.yaml")
     assert raw["retrievers"][0] == {"name": "fake-keyword", "top_k": 3}
 

@@ -35,7 +35,9 @@ generator: {name: fake-echo}
 
 def test_a_kill_during_the_embedding_of_a_small_corpus_keeps_the_finished_steps(tmp_path):
     # 60 chunks: with steps of 8 model batches (80 texts) they were one step, committed only at its end
-    docs = [{"doc_id": f"d{i}", "title": f"T{i}", "text": f"Document {i} is about screening test w{i}."} for i in range(60)]
+    docs = [
+        {"doc_id": f"d{i}", "title": f"T{i}", "text": f"Document {i} is about screening test w{i}."} for i in range(60)
+    ]
     config = tmp_path / "p.yaml"
     config.write_text(replaced(YAML, "DOCS", json.dumps(docs)), encoding="utf-8")
     cache = tmp_path / ".criss_rag" / "index" / ".cache" / "embeddings.sqlite"

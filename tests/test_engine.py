@@ -66,7 +66,9 @@ def test_no_evidence_is_refused_even_without_a_policy(tmp_path):
 
 
 def test_markers_to_missing_evidence_are_removed(tmp_path):
-    yaml_text = replaced(FAKE_PIPELINE_YAML, "generator: {name: fake-echo}", "generator: {name: fake-echo, cite: '1, 99'}")
+    yaml_text = replaced(
+        FAKE_PIPELINE_YAML, "generator: {name: fake-echo}", "generator: {name: fake-echo, cite: '1, 99'}"
+    )
     answer = run_pipeline(yaml_text, "What raises the risk of liver cancer?", tmp_path)
     assert "[99]" not in answer.text and answer.text.endswith("[1]")
     assert answer.trace.stage("cite").notes["invalid_markers"] == [99]
@@ -84,8 +86,14 @@ def test_empty_question_is_refused(tmp_path):
 
 
 def test_fusion_merges_retrievers_and_signals_survive(tmp_path):
-    yaml_text = replaced(FAKE_PIPELINE_YAML, "retrievers: [{name: fake-keyword, top_k: 5}]", "embedding: {name: fake-hash}\nretrievers: [{name: fake-keyword}, {name: fake-keyword, label: dense, dense: true}]\n"
-        "fusion: {name: fake-interleave}", "min_score: 1", "min_score: 0")
+    yaml_text = replaced(
+        FAKE_PIPELINE_YAML,
+        "retrievers: [{name: fake-keyword, top_k: 5}]",
+        "embedding: {name: fake-hash}\nretrievers: [{name: fake-keyword}, {name: fake-keyword, label: dense, dense: true}]\n"
+        "fusion: {name: fake-interleave}",
+        "min_score: 1",
+        "min_score: 0",
+    )
     pipeline = pipeline_from_yaml(yaml_text, tmp_path)
     ingest(pipeline)
     engine = Engine.open(pipeline)

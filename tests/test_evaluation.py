@@ -99,17 +99,35 @@ def finished_run(tmp_path_factory, host):
 # -- experiment YAML validation ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("edit", "expected"), [
-    (lambda t: replaced(t, "seed: 7", "seed: 7\nsead: 8"), ["experiment.yaml:12", "unknown key 'sead'", "Valid keys here:"]),
-    (lambda t: replaced(t, "{name: reversed,", "{name: plain,"), ["two variants are named 'plain'"]),
-    (lambda t: replaced(t, "caution]", "caution, no-such-metric]"), ["unknown metric 'no-such-metric'", "Registered metrics:", "traceability"]),
-    (lambda t: replaced(t, "eval_questions.jsonl", "missing.jsonl"), ["experiment.yaml:7", "question file not found"]),
-    (lambda t: replaced(t, "doc_id: liver", "doc_ids: liver"), ["variant 'drop-liver'", "unknown key"]),
-    (lambda t: replaced(t, "judges: [fake-judge]", "judges: [{name: rubric, llm: nobody}]"), ["uses the LLM 'nobody'", "llms:"]),
-    (lambda t: replaced(t, "{name: plain}", "{name: plain, colour: red}"), ["unknown key 'variants.0.colour'", "pipeline, set"]),
-    (lambda t: replaced(t, "caution]", "caution, caution]"), ["both called 'caution'", "label:"]),
-    (lambda t: replaced(t, "name: fake-experiment\n", ""), ["required key 'name' is missing"]),
-])
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            lambda t: replaced(t, "seed: 7", "seed: 7\nsead: 8"),
+            ["experiment.yaml:12", "unknown key 'sead'", "Valid keys here:"],
+        ),
+        (lambda t: replaced(t, "{name: reversed,", "{name: plain,"), ["two variants are named 'plain'"]),
+        (
+            lambda t: replaced(t, "caution]", "caution, no-such-metric]"),
+            ["unknown metric 'no-such-metric'", "Registered metrics:", "traceability"],
+        ),
+        (
+            lambda t: replaced(t, "eval_questions.jsonl", "missing.jsonl"),
+            ["experiment.yaml:7", "question file not found"],
+        ),
+        (lambda t: replaced(t, "doc_id: liver", "doc_ids: liver"), ["variant 'drop-liver'", "unknown key"]),
+        (
+            lambda t: replaced(t, "judges: [fake-judge]", "judges: [{name: rubric, llm: nobody}]"),
+            ["uses the LLM 'nobody'", "llms:"],
+        ),
+        (
+            lambda t: replaced(t, "{name: plain}", "{name: plain, colour: red}"),
+            ["unknown key 'variants.0.colour'", "pipeline, set"],
+        ),
+        (lambda t: replaced(t, "caution]", "caution, caution]"), ["both called 'caution'", "label:"]),
+        (lambda t: replaced(t, "name: fake-experiment\n", ""), ["required key 'name' is missing"]),
+    ],
+)
 def test_experiment_errors_say_where_and_what_to_do(tmp_path, host, edit, expected):
     path = make_experiment(tmp_path, edit(EXPERIMENT))
     with pytest.raises(ConfigError) as info:
@@ -152,7 +170,11 @@ def test_run_writes_one_complete_record_per_question_and_variant(finished_run):
     # the liver document is gone from every evidence list of the filtered variant
     assert all(e["doc_id"] != "liver" for r in records if r.variant == "drop-liver" for e in r.evidence)
     refused = by_key["plain\te7"]
-    assert refused.refused and refused.refusal_reason == "weak_evidence" and refused.metrics["caution_explicit_refusal"] == 1.0
+    assert (
+        refused.refused
+        and refused.refusal_reason == "weak_evidence"
+        and refused.metrics["caution_explicit_refusal"] == 1.0
+    )
     manifest = json.loads((experiment.output / "run.json").read_text())
     assert manifest["status"] == "complete" and set(manifest["variants"]) == {"plain", "drop-liver", "reversed"}
     assert manifest["variants"]["plain"]["index_key"] and manifest["counts"]["records"] == 3 * N_QUESTIONS
@@ -160,7 +182,11 @@ def test_run_writes_one_complete_record_per_question_and_variant(finished_run):
 
 def test_a_crash_loses_at_most_the_record_in_flight_and_a_rerun_completes_without_duplicates(tmp_path):
     host = _host()
-    text = replaced(EXPERIMENT, "pipeline: eval_pipeline.yaml", "pipeline: eval_pipeline.yaml\nset: {generator: {name: crash-test, after: 5}}")
+    text = replaced(
+        EXPERIMENT,
+        "pipeline: eval_pipeline.yaml",
+        "pipeline: eval_pipeline.yaml\nset: {generator: {name: crash-test, after: 5}}",
+    )
     path = make_experiment(tmp_path, text)
     Crash.calls = 0
     with pytest.raises(KeyboardInterrupt):
@@ -186,7 +212,11 @@ def test_a_crash_loses_at_most_the_record_in_flight_and_a_rerun_completes_withou
 
 def test_a_failing_question_is_recorded_and_retried_by_the_next_run(tmp_path):
     host = _host()
-    text = replaced(EXPERIMENT, "pipeline: eval_pipeline.yaml", "pipeline: eval_pipeline.yaml\nset: {generator: {name: crash-test, after: 2, error: runtime}}")
+    text = replaced(
+        EXPERIMENT,
+        "pipeline: eval_pipeline.yaml",
+        "pipeline: eval_pipeline.yaml\nset: {generator: {name: crash-test, after: 2, error: runtime}}",
+    )
     path = make_experiment(tmp_path, text)
     Crash.calls = 0
     first = run_experiment(load_experiment(path, host.registry), host, progress=False)

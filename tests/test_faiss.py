@@ -82,9 +82,14 @@ def test_embedding_cache_reembeds_only_changed_text(tmp_path, host):
     assert pipeline.embedded_last == 0  # unchanged corpus: everything from the cache
     changed = [dict(d) for d in TINY_CORPUS]
     changed[0]["text"] = "Liver cancer starts in liver cells. Alcohol also raises the risk."
-    docs = "[" + ", ".join(f"{{doc_id: {d['doc_id']}, title: '{d['title']}', text: '{d['text']}'}}" for d in changed) + "]"
-    edited = pipeline_from_yaml(replaced(YAML, "INDEX", "flat", "{name: fake-loader}", f"{{name: fake-loader, documents: {docs}}}"),
-                                tmp_path, host)
+    docs = (
+        "[" + ", ".join(f"{{doc_id: {d['doc_id']}, title: '{d['title']}', text: '{d['text']}'}}" for d in changed) + "]"
+    )
+    edited = pipeline_from_yaml(
+        replaced(YAML, "INDEX", "flat", "{name: fake-loader}", f"{{name: fake-loader, documents: {docs}}}"),
+        tmp_path,
+        host,
+    )
     ingest(edited)
     assert edited.embedded_last == 1  # only the new sentence
 
@@ -97,7 +102,10 @@ def test_embedding_failure_names_the_stage(tmp_path, host, monkeypatch):
 
     monkeypatch.setattr(HashEmbedding, "get_text_embedding_batch", broken)
     pipeline = pipeline_from_yaml(replaced(YAML, "INDEX", "flat"), tmp_path, host)
-    with pytest.raises(ComponentError, match=r"stage retrievers\[0\]: component 'faiss' failed: RuntimeError: embedding server exploded"):
+    with pytest.raises(
+        ComponentError,
+        match=r"stage retrievers\[0\]: component 'faiss' failed: RuntimeError: embedding server exploded",
+    ):
         ingest(pipeline)
 
 
@@ -112,7 +120,17 @@ def test_ivf_pq_uses_half_the_dimension_as_sub_quantizers_by_default(tmp_path, h
 
     many = [{"doc_id": f"d{i}", "text": f"Note {i} on cancer care."} for i in range(20)]
     many.append({"doc_id": "breast", "text": "Mammography screening finds breast cancer early."})
-    pipeline = pipeline_from_yaml(replaced(YAML, "INDEX", "ivf-pq, pq_bits: 4", "{name: fake-loader}", "{name: fake-loader, documents: " + json.dumps(many) + "}"), tmp_path, host)
+    pipeline = pipeline_from_yaml(
+        replaced(
+            YAML,
+            "INDEX",
+            "ivf-pq, pq_bits: 4",
+            "{name: fake-loader}",
+            "{name: fake-loader, documents: " + json.dumps(many) + "}",
+        ),
+        tmp_path,
+        host,
+    )
     ingest(pipeline)
     engine = Engine.open(pipeline)
     index = faiss.read_index(str(engine.index_dir / "retrievers" / "faiss" / "vectors.faiss"))

@@ -104,7 +104,11 @@ def test_hook_registers_a_component_the_engine_uses(kind, tmp_path):
 
     if kind == "analyzer":
         pipeline = pipeline_from_yaml(FAKE_PIPELINE_YAML, tmp_path, host)
-        assert ComponentContext(pipeline, "test").analyzer(name).analyze("Lung cancer screening") == ["lung", "cancer", "screening"]
+        assert ComponentContext(pipeline, "test").analyzer(name).analyze("Lung cancer screening") == [
+            "lung",
+            "cancer",
+            "screening",
+        ]
         return
     if kind in ("judge", "metric"):
         answer = run_pipeline(FAKE_PIPELINE_YAML, "Which test finds stomach cancer?", tmp_path, host)
@@ -116,7 +120,9 @@ def test_hook_registers_a_component_the_engine_uses(kind, tmp_path):
         else:
             assert component.compute({}, answer) == {"answer_chars": float(len(answer.text))}
         return
-    yaml_text = replaced(with_stage(FAKE_PIPELINE_YAML, replaced(addition, "NAME", name)), "min_score: 1", "min_score: 0")
+    yaml_text = replaced(
+        with_stage(FAKE_PIPELINE_YAML, replaced(addition, "NAME", name)), "min_score: 1", "min_score: 0"
+    )
     if kind == "executor":  # `ingest --executor NAME`: the chunks are embedded on it, into the cache
         pipeline = pipeline_from_yaml(yaml_text, tmp_path, host)
         executor = open_executor(pipeline, name)

@@ -21,8 +21,16 @@ from criss_rag.types import Query
 
 CORPUS = [
     *TINY_CORPUS,
-    {"doc_id": "thyroid", "title": "Thyroid cancer", "text": "Thyroid cancer grows in the thyroid gland. Radioiodine treats thyroid cancer."},
-    {"doc_id": "ko-liver", "title": "간암", "text": "간암은 간세포에서 시작됩니다. 간염 바이러스가 간암의 위험을 높입니다."},
+    {
+        "doc_id": "thyroid",
+        "title": "Thyroid cancer",
+        "text": "Thyroid cancer grows in the thyroid gland. Radioiodine treats thyroid cancer.",
+    },
+    {
+        "doc_id": "ko-liver",
+        "title": "간암",
+        "text": "간암은 간세포에서 시작됩니다. 간염 바이러스가 간암의 위험을 높입니다.",
+    },
     {"doc_id": "ja-lung", "title": "肺がん", "text": "肺がんは喫煙と関係があります。長引く咳は肺がんの兆候です。"},
 ]
 
@@ -123,7 +131,12 @@ def test_a_deleted_document_can_no_longer_be_retrieved_by_faiss_or_bm25(tmp_path
 def test_an_added_document_is_retrievable_and_versions_count_up(tmp_path, host):
     ingest(pipeline(tmp_path, host, CORPUS))
     first = Engine.open(pipeline(tmp_path, host, CORPUS))
-    docs = edited(cervix={"title": "Cervical cancer", "text": "Cervical cancer screening uses a Pap smear. HPV vaccination prevents it."})
+    docs = edited(
+        cervix={
+            "title": "Cervical cancer",
+            "text": "Cervical cancer screening uses a Pap smear. HPV vaccination prevents it.",
+        }
+    )
     report = ingest(pipeline(tmp_path, host, docs))
     assert report.diff["added"] == 1 and report.corpus_version == 2
     engine = Engine.open(pipeline(tmp_path, host, docs))
@@ -137,7 +150,9 @@ def test_an_added_document_is_retrievable_and_versions_count_up(tmp_path, host):
 
 def test_cjk_documents_are_diffed_and_updated(tmp_path, host):
     ingest(pipeline(tmp_path, host, CORPUS))
-    docs = edited(**{"ko-liver": {"text": "간암은 간세포에서 시작됩니다. 음주도 간암의 위험을 높입니다."}, "ja-lung": None})
+    docs = edited(
+        **{"ko-liver": {"text": "간암은 간세포에서 시작됩니다. 음주도 간암의 위험을 높입니다."}, "ja-lung": None}
+    )
     report = ingest(pipeline(tmp_path, host, docs))
     assert report.diff == {"added": 0, "changed": 1, "deleted": 1, "unchanged": 7}
     engine = Engine.open(pipeline(tmp_path, host, docs))
@@ -155,8 +170,12 @@ def test_incremental_index_answers_like_a_whole_rebuild(tmp_path, host):
     whole = Engine.open(pipeline(tmp_path / "b", host, docs))
     for question in ("liver cirrhosis", "HPV vaccination", "smoking cough", "mammography"):
         for label in ("faiss", "bm25"):
-            a = sorted((h.node_id, round(h.signals[label], 5)) for h in updated.retrieve(Query(question)) if label in h.signals)
-            b = sorted((h.node_id, round(h.signals[label], 5)) for h in whole.retrieve(Query(question)) if label in h.signals)
+            a = sorted(
+                (h.node_id, round(h.signals[label], 5)) for h in updated.retrieve(Query(question)) if label in h.signals
+            )
+            b = sorted(
+                (h.node_id, round(h.signals[label], 5)) for h in whole.retrieve(Query(question)) if label in h.signals
+            )
             assert a == b, (question, label)
 
 
@@ -176,7 +195,9 @@ def test_every_faiss_index_type_forgets_deleted_documents(tmp_path, host, index_
     added = edited(cervix={"title": "Cervical cancer", "text": "Cervical cancer screening uses a Pap smear."})
     grown = ingest(pipeline(tmp_path, host, added, index_type))
     assert grown.retrievers["faiss"] == "updated"  # additions only: every index type adds in place
-    docs = edited(thyroid=None, cervix={"title": "Cervical cancer", "text": "Cervical cancer screening uses a Pap smear."})
+    docs = edited(
+        thyroid=None, cervix={"title": "Cervical cancer", "text": "Cervical cancer screening uses a Pap smear."}
+    )
     report = ingest(pipeline(tmp_path, host, docs, index_type))
     if index_type == "hnsw":
         assert report.retrievers["faiss"] == "rebuilt"
@@ -206,7 +227,13 @@ def test_skipped_items_and_progress_are_reported(tmp_path, host, capsys):
     assert "skipped 1 items:\n    empty-page: no text" in report.summary()
     assert report.to_json()["skipped"] == [{"item": "empty-page", "reason": "no text"}]
     err = capsys.readouterr().err
-    for step in ("ingest: loading documents", "chunking", "embedding", "ingest: retriever faiss", "ingest: retriever bm25"):
+    for step in (
+        "ingest: loading documents",
+        "chunking",
+        "embedding",
+        "ingest: retriever faiss",
+        "ingest: retriever bm25",
+    ):
         assert step in err
 
 
@@ -219,11 +246,15 @@ def test_cli_ingest_json_reports_the_diff(tmp_path):
     config = tmp_path / "p.yaml"
     config.write_text(replaced(YAML, "DOCS", json.dumps(CORPUS, ensure_ascii=False), "INDEX", "flat"), encoding="utf-8")
     runner = CliRunner()
-    result = runner.invoke(build_cli(cli_host), ["ingest", str(config), "--json"], obj={"host": cli_host}, catch_exceptions=False)
+    result = runner.invoke(
+        build_cli(cli_host), ["ingest", str(config), "--json"], obj={"host": cli_host}, catch_exceptions=False
+    )
     assert result.exit_code == 0
     data = json.loads(result.stdout)
     assert data["mode"] == "built" and data["documents"] == 9 and data["diff"]["added"] == 9
-    config.write_text(replaced(YAML, "DOCS", json.dumps(edited(thyroid=None), ensure_ascii=False), "INDEX", "flat"), encoding="utf-8")
+    config.write_text(
+        replaced(YAML, "DOCS", json.dumps(edited(thyroid=None), ensure_ascii=False), "INDEX", "flat"), encoding="utf-8"
+    )
     result = runner.invoke(build_cli(cli_host), ["ingest", str(config)], obj={"host": cli_host}, catch_exceptions=False)
     assert "corpus version 2 (updated): 0 added, 0 changed, 1 deleted, 8 unchanged documents" in result.stdout
     assert "retrievers: faiss updated; bm25 rebuilt (no incremental update method)" in result.stdout

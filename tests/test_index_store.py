@@ -67,7 +67,11 @@ def test_failed_rebuild_keeps_the_previous_index(tmp_path, monkeypatch):
 
 def test_changed_corpus_updates_its_index_and_another_source_gets_its_own(tmp_path):
     first = ingest(pipeline_from_yaml(FAKE_PIPELINE_YAML, tmp_path))
-    changed = replaced(FAKE_PIPELINE_YAML, "loader: {name: fake-loader}", "loader: {name: fake-loader, documents: [{doc_id: a, title: A, text: 'Thyroid cancer is common.'}]}")
+    changed = replaced(
+        FAKE_PIPELINE_YAML,
+        "loader: {name: fake-loader}",
+        "loader: {name: fake-loader, documents: [{doc_id: a, title: A, text: 'Thyroid cancer is common.'}]}",
+    )
     second = ingest(pipeline_from_yaml(changed, tmp_path))
     assert second.built and second.key == first.key and second.corpus_version == 2
     assert second.diff == {"added": 1, "changed": 0, "deleted": 6, "unchanged": 0}

@@ -88,7 +88,9 @@ def test_a_lock_left_by_a_killed_ingest_is_recovered(tmp_path, caplog):
     key = pipeline_index_key(pipeline)
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     (tmp_path / "idx").mkdir()
-    (tmp_path / "idx" / f".lock-{key}").write_text(json.dumps({"pid": int(dead.stdout), "host": "h", "started": "then"}))
+    (tmp_path / "idx" / f".lock-{key}").write_text(
+        json.dumps({"pid": int(dead.stdout), "host": "h", "started": "then"})
+    )
     with caplog.at_level(logging.WARNING, logger="criss_rag.ingest"):
         report = ingest(pipeline, lock_timeout=0)
     assert report.mode == "built"

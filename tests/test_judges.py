@@ -34,8 +34,11 @@ ANSWER = Answer(question="Which test finds stomach cancer?", text="Endoscopy is 
                 citations=[Citation(number=1, doc_id="gastric", node_id="g#1", title="Stomach cancer", score=1.0,
                                     text="Endoscopy is the main test for stomach cancer.")],
                 trace=Trace(config_hash="x"))
-QUESTION = {"question": "Which test finds stomach cancer?", "reference_answer": "Endoscopy finds stomach cancer.",
-            "_evidence": [{"number": 1, "title": "Stomach cancer", "text": "Endoscopy is the main test for stomach cancer."}]}
+QUESTION = {
+    "question": "Which test finds stomach cancer?",
+    "reference_answer": "Endoscopy finds stomach cancer.",
+    "_evidence": [{"number": 1, "title": "Stomach cancer", "text": "Endoscopy is the main test for stomach cancer."}],
+}
 
 
 def judge_for(tmp_path: Path, llm_yaml: str, **params) -> RubricJudge:
@@ -161,7 +164,10 @@ def test_two_disagreeing_judges_in_a_run(tmp_path):
         return verdict_json(4)
 
     host = plugin_host(entry_points=True)
-    with OpenAIStubServer(reply=verdict_json(4, flags=("missed_compound_part",))) as a, OllamaStubServer(reply=reply_b) as b:
+    with (
+        OpenAIStubServer(reply=verdict_json(4, flags=("missed_compound_part",))) as a,
+        OllamaStubServer(reply=reply_b) as b,
+    ):
         text = replaced(EXPERIMENT, "{LLM_A}", openai_llm(a), "{LLM_B}", ollama_llm(b))
         path = tmp_path / "experiment.yaml"
         path.write_text(text, encoding="utf-8")

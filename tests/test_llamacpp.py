@@ -17,7 +17,9 @@ from criss_rag.plugins import PluginHost
 from criss_rag.structured import complete_json
 from criss_rag.testing import pipeline_from_yaml
 
-QUESTION = "Evidence:\n[1] Smoking is the main cause of lung cancer.\n\nQuestion: What is the main cause of lung cancer?"
+QUESTION = (
+    "Evidence:\n[1] Smoking is the main cause of lung cancer.\n\nQuestion: What is the main cause of lung cancer?"
+)
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +28,10 @@ def host() -> PluginHost:
 
 
 def llm_from(tmp: Path, host: PluginHost, spec: str, key: str = "local"):
-    yaml_text = (f"name: llamacpp-test\nindex: {{dir: {tmp / 'index'}}}\nloader: {{name: jsonl, path: c.jsonl}}\n"
-                 f"chunker: whole-document\nretrievers: [bm25]\ncontext: numbered\ngenerator: extractive\nllms:\n  {key}: {spec}\n")
+    yaml_text = (
+        f"name: llamacpp-test\nindex: {{dir: {tmp / 'index'}}}\nloader: {{name: jsonl, path: c.jsonl}}\n"
+        f"chunker: whole-document\nretrievers: [bm25]\ncontext: numbered\ngenerator: extractive\nllms:\n  {key}: {spec}\n"
+    )
     return pipeline_from_yaml(yaml_text, tmp, host).llm(key, requested_by="test")
 
 

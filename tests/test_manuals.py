@@ -19,8 +19,12 @@ from criss_rag_manuals.loaders import HtmlManualLoader, ManualsLoader, MarkdownM
 from criss_rag_manuals.manual import parse_years
 
 LONG_RULE = " ".join(f"Sentence {i} of the rule explains when two tumors count as one primary." for i in range(30))
-TABLE_ROWS = [("Code", "Term", "Use"), ("8140", "Adenocarcinoma", "glandular"), ("8070", "Squamous cell carcinoma", "flat cells"),
-              ("8041", "Small cell carcinoma", "neuroendocrine")]
+TABLE_ROWS = [
+    ("Code", "Term", "Use"),
+    ("8140", "Adenocarcinoma", "glandular"),
+    ("8070", "Squamous cell carcinoma", "flat cells"),
+    ("8041", "Small cell carcinoma", "neuroendocrine"),
+]
 
 
 def ctx(base: Path) -> SimpleNamespace:
@@ -108,7 +112,12 @@ def test_pdf_loader_keeps_headings_rules_table_and_pages(pdf_manual):
     assert text[offsets[1]:].startswith("## Multiple Primary Rules")
     assert text[offsets[2]:].startswith("## Histology Codes")
     assert pdf_manual.doc_id == "manual-lung"
-    assert (meta["manual"], meta["version"], meta["format"], meta["algorithm"]) == ("Lung rules", "2018", "pdf", "mp-rules")
+    assert (meta["manual"], meta["version"], meta["format"], meta["algorithm"]) == (
+        "Lung rules",
+        "2018",
+        "pdf",
+        "mp-rules",
+    )
     assert (meta["applicable_years_from"], meta["applicable_years_to"]) == (2018, 2022)
 
 
@@ -214,11 +223,16 @@ MARKDOWN_KO = """# 폐암 등록 지침
 def test_markdown_manual_with_japanese_and_korean_headings_and_rule_ids(tmp_path):
     (tmp_path / "ja.md").write_text(MARKDOWN_JA, encoding="utf-8")
     (tmp_path / "ko.md").write_text(MARKDOWN_KO, encoding="utf-8")
-    params = MarkdownManualLoader.Params(manuals=[{"path": "ja.md", "years": "2018+"}, {"path": "ko.md", "years": 2021}])
+    params = MarkdownManualLoader.Params(
+        manuals=[{"path": "ja.md", "years": "2018+"}, {"path": "ko.md", "years": 2021}]
+    )
     docs = list(MarkdownManualLoader(params, ctx(tmp_path)).load())
     nodes = chunker().chunk(docs)
     ja = {n.metadata["rule_id"]: n for n in nodes if n.metadata["doc_id"] == "manual-ja"}
-    assert ja["規則M1"].text == "規則M1 片肺に腫瘍が一つのときは単一の原発とする。\n\n注1 直接浸潤で対側肺に及ぶ腫瘍も一つと数える。"
+    assert (
+        ja["規則M1"].text
+        == "規則M1 片肺に腫瘍が一つのときは単一の原発とする。\n\n注1 直接浸潤で対側肺に及ぶ腫瘍も一つと数える。"
+    )
     assert ja["規則M1"].metadata["rule_ids"] == "規則M1, 注1"
     assert ja["規則M1"].metadata["section"] == "肺がん取扱い規則 > 多発腫瘍の規則"
     assert ja["規則M1"].metadata["page"] is None  # Markdown has no pages
@@ -286,8 +300,16 @@ def test_unreadable_and_empty_manuals_are_skipped_with_reasons(tmp_path):
     assert reasons["missing.md"].startswith("file not found")
 
 
-@pytest.mark.parametrize(("text", "expected"), [("2018-2022", (2018, 2022)), ("2018+", (2018, None)),
-                                                 ("2018-", (2018, None)), (2019, (2019, 2019)), (" 2004 – 2015 ", (2004, 2015))])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2018-2022", (2018, 2022)),
+        ("2018+", (2018, None)),
+        ("2018-", (2018, None)),
+        (2019, (2019, 2019)),
+        (" 2004 – 2015 ", (2004, 2015)),
+    ],
+)
 def test_years_of_a_manual(text, expected):
     assert parse_years(text) == expected
 
@@ -345,7 +367,9 @@ def manuals_engine(tmp_path_factory):
     from criss_rag.plugins import PluginHost
 
     index_dir = tmp_path_factory.mktemp("manuals-index")
-    pipeline = Pipeline.from_file(EXAMPLES / "registry-manuals.yaml", PluginHost(strict=True), [f"index.dir={index_dir}"])
+    pipeline = Pipeline.from_file(
+        EXAMPLES / "registry-manuals.yaml", PluginHost(strict=True), [f"index.dir={index_dir}"]
+    )
     report = ingest(pipeline)
     assert report.built and report.documents == 2
     return Engine.open(pipeline)

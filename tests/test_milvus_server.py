@@ -44,7 +44,9 @@ def host():
 
 
 def make(base, host, uri, corpus=CORPUS):
-    (base / "corpus.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in corpus), encoding="utf-8")
+    (base / "corpus.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in corpus), encoding="utf-8"
+    )
     return pipeline_from_yaml(replaced(YAML, "FILTERS", replaced(SERVER_SETTINGS, "URI", uri) + FILTERS), base, host)
 
 
@@ -100,7 +102,9 @@ def test_milvus_server_ingest_inserts_every_chunk_and_builds_hnsw(built, server)
     base, report = built
     meta = meta_of(report)
     assert meta["uri"] == server.uri and meta["collection"].startswith("notes_") and meta["count"] == len(CORPUS)
-    assert rows(server.uri, meta["collection"]) == sorted(r["doc_id"] for r in CORPUS)  # whole-document chunks: id = doc_id
+    assert rows(server.uri, meta["collection"]) == sorted(
+        r["doc_id"] for r in CORPUS
+    )  # whole-document chunks: id = doc_id
     client = MilvusClient(uri=server.uri, timeout=30)
     index = client.describe_index(meta["collection"], index_name=client.list_indexes(meta["collection"])[0])
     client.close()
@@ -110,7 +114,9 @@ def test_milvus_server_ingest_inserts_every_chunk_and_builds_hnsw(built, server)
 def test_milvus_server_search_matches_milvus_lite(built, server, tmp_path, host):
     base, _ = built
     on_server = Engine.open(make(base, host, server.uri))
-    (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in CORPUS), encoding="utf-8")
+    (tmp_path / "corpus.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in CORPUS), encoding="utf-8"
+    )
     lite = pipeline_from_yaml(replaced(YAML, "FILTERS", FILTERS), tmp_path, host)  # no uri: a Milvus Lite file
     ingest(lite)
     lite_engine = Engine.open(lite)

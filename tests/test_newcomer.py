@@ -55,10 +55,15 @@ def test_a_misspelt_param_and_top_level_key_get_a_did_you_mean(tmp_path):
     registry = plugin_host().registry
     path = fake_config(tmp_path)
     path.write_text(replaced(FAKE_PIPELINE_YAML, "min_score: 1", "min_scroe: 1") + "retriever: []\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"unknown top-level key 'retriever'\. Valid keys: .*\. Did you mean 'retrievers'\?"):
+    with pytest.raises(
+        ConfigError, match=r"unknown top-level key 'retriever'\. Valid keys: .*\. Did you mean 'retrievers'\?"
+    ):
         load_pipeline_config(path, registry)
     path.write_text(replaced(FAKE_PIPELINE_YAML, "min_score: 1", "min_scroe: 1"), encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"p\.yaml:5: .*key 'min_scroe': unknown key\. Valid keys: min_score\. Did you mean 'min_score'\?"):
+    with pytest.raises(
+        ConfigError,
+        match=r"p\.yaml:5: .*key 'min_scroe': unknown key\. Valid keys: min_score\. Did you mean 'min_score'\?",
+    ):
         load_pipeline_config(path, registry)
 
 
@@ -172,7 +177,9 @@ def test_refusal_sweep_reads_every_out_of_scope_marker():
     assert sweep.out_of_scope({"expected": "refuse"}) and sweep.out_of_scope({"scope": "out"})
     assert sweep.out_of_scope({"expected_behavior": "out_of_scope"})
     assert not sweep.out_of_scope({"expected": "answer"}) and not sweep.out_of_scope({"scope": "in"})
-    jlcs = [json.loads(line) for line in (ROOT / "examples" / "experiments" / "jlcs-questions.jsonl").open(encoding="utf-8")]
+    jlcs = [
+        json.loads(line) for line in (ROOT / "examples" / "experiments" / "jlcs-questions.jsonl").open(encoding="utf-8")
+    ]
     assert sum(map(sweep.out_of_scope, jlcs)) > 0  # the file that marks them `scope: out` has some
 
 
@@ -188,7 +195,9 @@ def test_eval_retrieval_reports_the_warm_up_apart_from_question_latency(tmp_path
                                 obj={"host": host})
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    warm = next(i for i, line in enumerate(lines) if line.startswith("warm-up (models loaded before the first question): "))
+    warm = next(
+        i for i, line in enumerate(lines) if line.startswith("warm-up (models loaded before the first question): ")
+    )
     assert warm < next(i for i, line in enumerate(lines) if "retrieval latency per question" in line)
 
 

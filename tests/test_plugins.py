@@ -57,7 +57,9 @@ def test_fake_plugin_registers_every_kind():
 
 
 def test_duplicate_component_names_both_plugins_and_is_fatal_in_strict_mode():
-    with pytest.raises(PluginError, match=r"generator 'fake-echo' is registered twice: by plugin 'fake' and by plugin 'dup'"):
+    with pytest.raises(
+        PluginError, match=r"generator 'fake-echo' is registered twice: by plugin 'fake' and by plugin 'dup'"
+    ):
         plugin_host({"dup": _Duplicate()}, strict=True)
 
 

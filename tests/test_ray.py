@@ -91,8 +91,10 @@ def test_ray_ingest_fills_the_cache_so_the_index_equals_a_local_one(tmp_path, ho
     executor = open_executor(on_ray, "ray", ["workers=2"])
     report = ingest(on_ray, executor=executor)
     assert report.built and on_ray.embedded_last == 0  # every vector came from Ray, through the cache
-    vectors = [(tmp_path / d / ".criss_rag" / "index" / report.key / "retrievers" / "faiss" / "vectors.faiss").read_bytes()
-               for d in ("local", "ray")]
+    vectors = [
+        (tmp_path / d / ".criss_rag" / "index" / report.key / "retrievers" / "faiss" / "vectors.faiss").read_bytes()
+        for d in ("local", "ray")
+    ]
     assert vectors[0] == vectors[1]
     for question in ("간암 위험", "肺がん せき", "stomach endoscopy"):
         a = Engine.open(local).retrieve(Query(question))
@@ -194,5 +196,7 @@ def test_executor_errors_teach(tmp_path, host):
 
 def test_a_failing_worker_is_reported_as_a_component_error(tmp_path, host):
     executor = open_executor(dense(tmp_path, host), "ray", ["workers=1"])
-    with pytest.raises(ComponentError, match=r"executor ray: a worker failed \(ValueError: .*not a number.*run the command again"):
+    with pytest.raises(
+        ComponentError, match=r"executor ray: a worker failed \(ValueError: .*not a number.*run the command again"
+    ):
         list(executor.map_batches(functools.partial(int, "not a number"), [[1], [2]]))

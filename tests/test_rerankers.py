@@ -475,7 +475,9 @@ def openai_like_host(server: OpenAIStubServer) -> PluginHost:
     return PluginHost(strict=True, extra_plugins={"fake": fake_plugin, "chat": plugin})
 
 
-OPENAI_LIKE_YAML = replaced(LLM_YAML, '{name: fake-llm, reply: "2"}', "{name: test-chat}", "drop_unmentioned: true", "drop_unmentioned: false")
+OPENAI_LIKE_YAML = replaced(
+    LLM_YAML, '{name: fake-llm, reply: "2"}', "{name: test-chat}", "drop_unmentioned: true", "drop_unmentioned: false"
+)
 
 
 def test_llm_reranker_with_openai_like_over_http(tmp_path):
@@ -655,8 +657,11 @@ def test_cross_encoder_rejects_a_multi_label_model(tmp_path):
 
 
 def test_cross_encoder_from_yaml(tmp_path, strict_host, tiny_cross_encoder):
-    yaml_text = replaced(LLM_YAML, "rerankers: [{name: llm, llm: mock, candidates: 3, drop_unmentioned: true}]", f"rerankers: [{{name: cross-encoder, model_path: '{tiny_cross_encoder}', "
-                                 "candidates: 4, batch_size: 4}]")
+    yaml_text = replaced(
+        LLM_YAML,
+        "rerankers: [{name: llm, llm: mock, candidates: 3, drop_unmentioned: true}]",
+        f"rerankers: [{{name: cross-encoder, model_path: '{tiny_cross_encoder}', candidates: 4, batch_size: 4}}]",
+    )
     pipeline = pipeline_from_yaml(yaml_text, tmp_path, strict_host)
     [(cc, reranker)] = pipeline.many("rerankers")
     assert isinstance(reranker, CrossEncoderReranker) and reranker.params.candidates == 4

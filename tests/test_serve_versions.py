@@ -102,7 +102,10 @@ def test_a_request_keeps_its_version_through_a_reingest_and_the_next_gets_the_ne
     assert OLD in body["text"] and NEW not in body["text"]
     after = second.json()
     assert cited(after) == NEW and after["trace"]["corpus_version"].startswith("v2:")
-    assert second.headers["x-corpus-version"].startswith("v2:") and second.headers["x-index-version"] == health["index_version"]
+    assert (
+        second.headers["x-corpus-version"].startswith("v2:")
+        and second.headers["x-index-version"] == health["index_version"]
+    )
 
 
 def test_a_stream_keeps_its_version_too(tmp_path, host, served):

@@ -65,7 +65,9 @@ generator: extractive
 
 
 def test_the_manuals_loader_hint_names_its_own_key(tmp_path):
-    pipeline = pipeline_from_yaml(replaced(MANUALS_YAML, "MANUAL", "missing.md"), tmp_path, plugin_host(entry_points=True))
+    pipeline = pipeline_from_yaml(
+        replaced(MANUALS_YAML, "MANUAL", "missing.md"), tmp_path, plugin_host(entry_points=True)
+    )
     with pytest.raises(DataError) as err:
         ingest(pipeline)
     assert "check `loader.manuals[].path`" in str(err.value) and "check `loader.path`" not in str(err.value)
@@ -78,7 +80,9 @@ def test_pypdf_warnings_go_into_the_ingest_report(tmp_path, capfd):
     pdf.multi_cell(0, 8, "Rule 1. Two tumors in one organ count as one primary when they share a histology.")
     data = re.sub(rb"startxref\s+\d+", b"startxref\n99", bytes(pdf.output()))  # a wrong xref pointer
     (tmp_path / "rules.pdf").write_bytes(data)
-    pipeline = pipeline_from_yaml(replaced(MANUALS_YAML, "MANUAL", "rules.pdf"), tmp_path, plugin_host(entry_points=True))
+    pipeline = pipeline_from_yaml(
+        replaced(MANUALS_YAML, "MANUAL", "rules.pdf"), tmp_path, plugin_host(entry_points=True)
+    )
     report = ingest(pipeline)
     assert report.documents == 1
     assert any("rules.pdf" in w and "pypdf: incorrect startxref pointer" in w for w in report.warnings), report.warnings
@@ -105,7 +109,9 @@ def test_malformed_json_names_the_body_and_where_it_broke(client):
 
 
 def test_a_body_that_is_not_json_is_415(client):
-    response = client.post("/ask", content=b"question=liver", headers={"content-type": "application/x-www-form-urlencoded"})
+    response = client.post(
+        "/ask", content=b"question=liver", headers={"content-type": "application/x-www-form-urlencoded"}
+    )
     assert response.status_code == 415, response.text
     error = response.json()["error"]
     assert error["code"] == "unsupported_media_type" and "application/json" in error["message"]

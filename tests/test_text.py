@@ -163,7 +163,9 @@ def test_cjk_full_stop_followed_by_space():
 
 
 def test_mixed_language_text():
-    text = "Liver cancer (HCC) is common in East Asia. 간암은 한국에서 흔합니다. 肝臓がんは日本でも多いです。肝癌很常见。"
+    text = (
+        "Liver cancer (HCC) is common in East Asia. 간암은 한국에서 흔합니다. 肝臓がんは日本でも多いです。肝癌很常见。"
+    )
     assert split_sentences(text) == [
         "Liver cancer (HCC) is common in East Asia.",
         "간암은 한국에서 흔합니다.",

@@ -98,7 +98,8 @@ class EvidenceThreshold:
             json_schema_extra=refers_to(keys="language"),
         )
         no_evidence_message: dict[str, str] | None = Field(
-            None, description="refusal text when nothing at all was retrieved (e.g. 'No references'); default: `message`",
+            None,
+            description="refusal text when nothing at all was retrieved (e.g. 'No references'); default: `message`",
             json_schema_extra=refers_to(keys="language"),
         )
 

@@ -188,7 +188,9 @@ class NccJsonLoader:
                 self.skipped.append((f"cancer={cancer} menu={menu} lang={lang}", "no text left after HTML cleaning"))
                 continue
             metadata = {
-                "title": str(first.get(f.title) or f"{first.get(f.cancer_name, cancer)}: {first.get(f.menu_name, menu)}"),
+                "title": str(
+                    first.get(f.title) or f"{first.get(f.cancer_name, cancer)}: {first.get(f.menu_name, menu)}"
+                ),
                 "cancer_id": cancer,
                 "cancer_name": str(first.get(f.cancer_name, "")),
                 "menu_id": menu,

@@ -21,7 +21,9 @@ class ReviewedUrlsLoader:
 
     class Params(ReviewSettings):
         model_config = ConfigDict(extra="forbid")
-        path: str = Field(description="the reviewed spreadsheet written by `criss-rag crawl` (relative to the config file)")
+        path: str = Field(
+            description="the reviewed spreadsheet written by `criss-rag crawl` (relative to the config file)"
+        )
         index_fields: list[str] = index_fields_param()
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:

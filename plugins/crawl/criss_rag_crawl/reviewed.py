@@ -37,9 +37,12 @@ class ReviewSettings(BaseModel):
     """How kept rows become documents (the ``reviewed-urls`` loader's params, less ``path``)."""
 
     model_config = ConfigDict(extra="forbid")
-    keep_column: str = Field("keep", description="the reviewer's column: yes/no (y/n, x, 1/0, ○/×, はい/いいえ, 예/아니오)")
+    keep_column: str = Field(
+        "keep", description="the reviewer's column: yes/no (y/n, x, 1/0, ○/×, はい/いいえ, 예/아니오)"
+    )
     unreviewed: Literal["skip", "medical"] = Field(
-        "skip", description="rows whose keep cell is empty: `skip` them, or take them when the crawl classified them `medical`"
+        "skip",
+        description="rows whose keep cell is empty: `skip` them, or take them when the crawl classified them `medical`",
     )
     cache: str | None = Field(None, description="the page cache the crawl wrote; default: beside the spreadsheet "
                                                 "(`urls.xlsx` -> `urls.pages.jsonl`)")
@@ -50,7 +53,9 @@ class ReviewSettings(BaseModel):
         default_factory=LanguageFilter,
         description="remove characters outside the guideline's language, e.g. `{keep: [ja]}` as the Japanese system did",
     )
-    fetch: FetchSettings = Field(default_factory=FetchSettings, description="politeness settings for pages not in the cache")
+    fetch: FetchSettings = Field(
+        default_factory=FetchSettings, description="politeness settings for pages not in the cache"
+    )
 
 
 def doc_id_for(url: str) -> str:

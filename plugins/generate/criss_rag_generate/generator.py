@@ -72,7 +72,9 @@ class LlmGenerator:
             for chunk in self.llm.stream_chat(self.messages(query, context)):
                 extra = getattr(chunk, "additional_kwargs", None) or {}
                 usage = _usage(extra) or usage  # reported on the last chunks
-                if extra.get("thinking_delta"):  # thinking the server sends apart (reasoning_content, Ollama's thinking)
+                if extra.get(
+                    "thinking_delta"
+                ):  # thinking the server sends apart (reasoning_content, Ollama's thinking)
                     yield ThinkingEvent(extra["thinking_delta"])
                 if chunk.delta:
                     pieces.append(chunk.delta)

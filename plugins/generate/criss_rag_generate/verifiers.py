@@ -37,14 +37,24 @@ class MeaningVerifier:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        threshold: float = Field(MEANING_THRESHOLD, ge=0, le=1, description="share of a sentence's content terms "
-                                                                            "its aligned passage sentences must contain")
-        clause_threshold: float = Field(CLAUSE_THRESHOLD, ge=0, le=1, description="share of each clause's content "
-                                                                                 "terms the cited passages must contain")
+        threshold: float = Field(
+            MEANING_THRESHOLD,
+            ge=0,
+            le=1,
+            description="share of a sentence's content terms its aligned passage sentences must contain",
+        )
+        clause_threshold: float = Field(
+            CLAUSE_THRESHOLD,
+            ge=0,
+            le=1,
+            description="share of each clause's content terms the cited passages must contain",
+        )
         fallback: bool = Field(True, description="when the cited evidence does not support the sentence, also try "
                                                  "the numbered passages together (the verdict then names one)")
-        analyzer: str | dict[str, Any] | None = Field(None, description="analyzer for the alignment terms (e.g. auto, "
-                                                                        "kiwi); default: the built-in multilingual terms")
+        analyzer: str | dict[str, Any] | None = Field(
+            None,
+            description="analyzer for the alignment terms (e.g. auto, kiwi); default: the built-in multilingual terms",
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.threshold = params.threshold
@@ -104,7 +114,9 @@ class LlmCheckVerifier:
         try:
             params.prompt.format(evidence="", sentence="")
         except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(f"`prompt` may use only {{evidence}} and {{sentence}} (other braces as {{{{ }}}}): {exc}") from None
+            raise ValueError(
+                f"`prompt` may use only {{evidence}} and {{sentence}} (other braces as {{{{ }}}}): {exc}"
+            ) from None
 
     def verify(self, query: Query, sentences: Sequence[SentenceSupport], context: Context) -> list[SentenceSupport]:
         out = []

@@ -69,9 +69,13 @@ class ManualStructureChunker:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        chunk_size: int = Field(1500, ge=200, description="most characters in a chunk (a longer single table row stays whole)")
+        chunk_size: int = Field(
+            1500, ge=200, description="most characters in a chunk (a longer single table row stays whole)"
+        )
         chunk_overlap: int = Field(
-            200, ge=0, description="characters repeated where text is cut inside a paragraph or rule; smaller than chunk_size"
+            200,
+            ge=0,
+            description="characters repeated where text is cut inside a paragraph or rule; smaller than chunk_size",
         )
         tables: Literal["whole", "rows"] = Field(
             "whole",
@@ -104,7 +108,9 @@ class ManualStructureChunker:
         @model_validator(mode="after")
         def _overlap_below_size(self) -> ManualStructureChunker.Params:
             if self.chunk_overlap >= self.chunk_size:
-                raise ValueError(f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size ({self.chunk_size})")
+                raise ValueError(
+                    f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size ({self.chunk_size})"
+                )
             return self
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:

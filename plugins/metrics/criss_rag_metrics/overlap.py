@@ -34,11 +34,24 @@ class Rouge:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        analyzer: str | dict[str, Any] = Field("auto", description="analyzer that tokenises answer and reference (name or {name: ..., params}); never rouge-score's own, which drops CJK")
-        types: list[Literal["rouge1", "rouge2", "rougeL", "rougeLsum"]] = Field(default_factory=lambda: ["rouge1", "rouge2", "rougeL"], description="ROUGE variants to compute")
-        measures: list[Literal["f1", "precision", "recall"]] = Field(default_factory=lambda: ["f1"], description="which of each variant's measures to report (`rouge1` is F1, others get a suffix)")
-        reference_fields: list[str] = Field(default_factory=lambda: list(REFERENCE_FIELDS), description="question fields holding the reference answer, first present wins")
-        skip_refused: bool = Field(False, description="leave refused answers out (missing) instead of scoring the refusal message")
+        analyzer: str | dict[str, Any] = Field(
+            "auto",
+            description="analyzer that tokenises answer and reference (name or {name: ..., params}); never rouge-score's own, which drops CJK",
+        )
+        types: list[Literal["rouge1", "rouge2", "rougeL", "rougeLsum"]] = Field(
+            default_factory=lambda: ["rouge1", "rouge2", "rougeL"], description="ROUGE variants to compute"
+        )
+        measures: list[Literal["f1", "precision", "recall"]] = Field(
+            default_factory=lambda: ["f1"],
+            description="which of each variant's measures to report (`rouge1` is F1, others get a suffix)",
+        )
+        reference_fields: list[str] = Field(
+            default_factory=lambda: list(REFERENCE_FIELDS),
+            description="question fields holding the reference answer, first present wins",
+        )
+        skip_refused: bool = Field(
+            False, description="leave refused answers out (missing) instead of scoring the refusal message"
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         from rouge_score import rouge_scorer
@@ -69,9 +82,16 @@ class Containment:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        analyzer: str | dict[str, Any] = Field("auto", description="analyzer whose terms are compared (name or {name: ..., params})")
-        reference_fields: list[str] = Field(default_factory=lambda: list(REFERENCE_FIELDS), description="question fields holding the reference answer, first present wins")
-        skip_refused: bool = Field(False, description="leave refused answers out (missing) instead of scoring the refusal message")
+        analyzer: str | dict[str, Any] = Field(
+            "auto", description="analyzer whose terms are compared (name or {name: ..., params})"
+        )
+        reference_fields: list[str] = Field(
+            default_factory=lambda: list(REFERENCE_FIELDS),
+            description="question fields holding the reference answer, first present wins",
+        )
+        skip_refused: bool = Field(
+            False, description="leave refused answers out (missing) instead of scoring the refusal message"
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params

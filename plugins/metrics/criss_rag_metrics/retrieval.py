@@ -35,7 +35,10 @@ class RetrievalMetrics:
         k: int = Field(5, ge=1, description="cut-off of recall@k and nDCG@k (distinct documents)")
         mrr_cutoff: int = Field(10, ge=1, description="MRR counts a gold document only within this many documents")
         years_field: str = Field("applicable_years", description="metadata field of a source's diagnosis-year range")
-        question_year_fields: list[str] = Field(default_factory=lambda: ["diagnosis_year", "inputs.year_of_diagnosis"], description="question fields (dotted paths) holding the case's diagnosis year, first present wins")
+        question_year_fields: list[str] = Field(
+            default_factory=lambda: ["diagnosis_year", "inputs.year_of_diagnosis"],
+            description="question fields (dotted paths) holding the case's diagnosis year, first present wins",
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params

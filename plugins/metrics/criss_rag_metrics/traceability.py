@@ -37,14 +37,36 @@ class Traceability:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        analyzer: str | dict[str, Any] = Field("auto", description="analyzer for cancer matching and sentence alignment (name or {name: ..., params}); `auto` picks one per script")
-        focus_fields: list[str] = Field(default_factory=lambda: ["focus", "cancer_type"], description="question fields naming its cancer, first present wins")
-        synonyms: dict[str, list[str]] = Field(default_factory=dict, description="focus value -> other names that also count as a match (compared case-insensitively)")
-        match_in: Literal["title_or_text", "title", "text"] = Field("title_or_text", description="where evidence must name the cancer")
-        corpus: str | None = Field(None, description="corpus file (JSONL, or a JSON list) whose document ids count as verified; None = the documents of the variant's index")
+        analyzer: str | dict[str, Any] = Field(
+            "auto",
+            description="analyzer for cancer matching and sentence alignment (name or {name: ..., params}); `auto` picks one per script",
+        )
+        focus_fields: list[str] = Field(
+            default_factory=lambda: ["focus", "cancer_type"],
+            description="question fields naming its cancer, first present wins",
+        )
+        synonyms: dict[str, list[str]] = Field(
+            default_factory=dict,
+            description="focus value -> other names that also count as a match (compared case-insensitively)",
+        )
+        match_in: Literal["title_or_text", "title", "text"] = Field(
+            "title_or_text", description="where evidence must name the cancer"
+        )
+        corpus: str | None = Field(
+            None,
+            description="corpus file (JSONL, or a JSON list) whose document ids count as verified; None = the documents of the variant's index",
+        )
         id_field: str = Field("doc_id", description="the id key of `corpus` documents")
-        min_overlap: float = Field(0.5, ge=0, le=1, description="share of a sentence's terms that one evidence passage must contain for the sentence to count as aligned")
-        skip_lead_ins: bool = Field(True, description="do not count lines ending in a colon (e.g. the extractive generator's notice) as answer sentences")
+        min_overlap: float = Field(
+            0.5,
+            ge=0,
+            le=1,
+            description="share of a sentence's terms that one evidence passage must contain for the sentence to count as aligned",
+        )
+        skip_lead_ins: bool = Field(
+            True,
+            description="do not count lines ending in a colon (e.g. the extractive generator's notice) as answer sentences",
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params

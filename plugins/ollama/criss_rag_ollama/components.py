@@ -77,11 +77,24 @@ class OllamaEmbeddingParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
     model: str = Field(description="an Ollama embedding model tag, e.g. nomic-embed-text or bge-m3")
     base_url: str = Field(DEFAULT_BASE_URL, description="the Ollama server's address, without a path")
-    batch_size: int = Field(10, ge=1, le=2048, description="texts per /api/embed request", json_schema_extra=NOT_IN_INDEX_KEY)
-    request_timeout: float = Field(120.0, gt=0, description="seconds to wait for each HTTP request", json_schema_extra=NOT_IN_INDEX_KEY)
-    max_retries: int = Field(2, ge=0, description="retries after HTTP 408/409/429/5xx, connection errors and timeouts", json_schema_extra=NOT_IN_INDEX_KEY)
-    retry_backoff: float = Field(0.5, ge=0.0, description="seconds before the first retry; the wait doubles after "
-                                                          "each retry (at most 30 s)", json_schema_extra=NOT_IN_INDEX_KEY)
+    batch_size: int = Field(
+        10, ge=1, le=2048, description="texts per /api/embed request", json_schema_extra=NOT_IN_INDEX_KEY
+    )
+    request_timeout: float = Field(
+        120.0, gt=0, description="seconds to wait for each HTTP request", json_schema_extra=NOT_IN_INDEX_KEY
+    )
+    max_retries: int = Field(
+        2,
+        ge=0,
+        description="retries after HTTP 408/409/429/5xx, connection errors and timeouts",
+        json_schema_extra=NOT_IN_INDEX_KEY,
+    )
+    retry_backoff: float = Field(
+        0.5,
+        ge=0.0,
+        description="seconds before the first retry; the wait doubles after each retry (at most 30 s)",
+        json_schema_extra=NOT_IN_INDEX_KEY,
+    )
 
     @field_validator("base_url")
     @classmethod

@@ -158,8 +158,12 @@ class OpenAIEmbeddingParams(BaseModel):
                                                            "(text-embedding-3 models only); null keeps the full size")
     api_key: SecretStr = Field(description="the API key, written `{env: OPENAI_API_KEY}` (never inline)")
     api_base: str = Field(OPENAI_API_BASE, description="the API's base URL, ending in /v1")
-    batch_size: int = Field(100, ge=1, le=2048, description="texts per embeddings request", json_schema_extra=NOT_IN_INDEX_KEY)
-    timeout: float = Field(60.0, gt=0, description="seconds to wait for each HTTP request", json_schema_extra=NOT_IN_INDEX_KEY)
+    batch_size: int = Field(
+        100, ge=1, le=2048, description="texts per embeddings request", json_schema_extra=NOT_IN_INDEX_KEY
+    )
+    timeout: float = Field(
+        60.0, gt=0, description="seconds to wait for each HTTP request", json_schema_extra=NOT_IN_INDEX_KEY
+    )
     max_retries: int = Field(2, ge=0, description=_RETRIES, json_schema_extra=NOT_IN_INDEX_KEY)
 
     @field_validator("api_base")

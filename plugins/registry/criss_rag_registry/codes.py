@@ -93,7 +93,9 @@ class RegistryCodesAnalyzer:
         histology: bool = Field(True, description="read 4-digit morphology codes and their ranges (terms `hist_...`)")
         histology_min: int = Field(8000, ge=0, le=9999, description="lowest number read as a histology code")
         histology_max: int = Field(
-            9993, ge=0, le=9999,
+            9993,
+            ge=0,
+            le=9999,
             description="highest number read as a histology code (9998/9999, the data's 'no upper year' sentinels, stay out)",
         )
         once: bool = Field(
@@ -250,7 +252,9 @@ class CodeCoverage:
             description="a line with `<label>: <years>` (e.g. 2018-2020, 2021-9998, *) counts only when the diagnosis "
             "year is among its years; null = lines are not checked for years",
         )
-        year_key: str = Field("diagnosis_year", min_length=1, description="query.filters key holding the diagnosis year")
+        year_key: str = Field(
+            "diagnosis_year", min_length=1, description="query.filters key holding the diagnosis year"
+        )
         signal: str = Field("code-coverage", min_length=1, description="signal name the new score is recorded under",
                             json_schema_extra=DECLARES_SIGNAL)
 

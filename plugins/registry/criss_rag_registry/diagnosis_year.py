@@ -103,7 +103,9 @@ class DiagnosisYearFilter:
         if raw is None:
             candidates = query.filters.get(key + CANDIDATES_SUFFIX)
             if candidates:
-                note = f"the question names several diagnosis years ({', '.join(map(str, candidates))}): nothing filtered"
+                note = (
+                    f"the question names several diagnosis years ({', '.join(map(str, candidates))}): nothing filtered"
+                )
             else:
                 note = ("no diagnosis year in the request or the question: nothing filtered "
                         "(the `diagnosis-year` query transform reads it from the question)")
@@ -147,10 +149,14 @@ class DiagnosisYearFilter:
         if not missing:
             return None
         f = self.params.field
-        what = (f"filter diagnosis-year: {len(missing)} of {len(nodes)} chunks carry no diagnosis-year range "
-                f"(metadata `{f}` as {{from, to}}, `{f}_from`/`{f}_to`, or a `ranges` rule), e.g. {', '.join(missing[:3])}")
+        what = (
+            f"filter diagnosis-year: {len(missing)} of {len(nodes)} chunks carry no diagnosis-year range "
+            f"(metadata `{f}` as {{from, to}}, `{f}_from`/`{f}_to`, or a `ranges` rule), e.g. {', '.join(missing[:3])}"
+        )
         if self.params.corpus_check == "lenient":
-            return f"{what}; they are {'kept' if self.params.unranged == 'keep' else 'dropped'} whenever a year is known"
+            return (
+                f"{what}; they are {'kept' if self.params.unranged == 'keep' else 'dropped'} whenever a year is known"
+            )
         raise ConfigError(
             f"{what}. The `jsonl` loader keeps only scalar fields and drops a nested `{f}`: load the corpus with "
             f"`registry-jsonl`, or configure `ranges:` per document or version, or set `corpus_check: lenient`"

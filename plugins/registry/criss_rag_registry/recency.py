@@ -60,7 +60,8 @@ class EditionRecency:
             description="metadata that must be equal for two chunks to be the same item in different versions",
         )
         identity_fields: list[str] = Field(
-            default_factory=lambda: ["schema_id", "title"], min_length=1,
+            default_factory=lambda: ["schema_id", "title"],
+            min_length=1,
             description="the first of these a chunk has names the item; the chunk's own version number is removed "
             "from it first ('EOD 3.0 | Nodes' and 'EOD 3.3 | Nodes' match). Schema ids stay the same across "
             "versions while schema names change ('Lung' became 'Lung [8th: 2018-2024]'); table ids change, titles do not",
@@ -69,7 +70,9 @@ class EditionRecency:
             "applicable_years", min_length=1,
             description="metadata holding the chunk's diagnosis-year range (same shapes as the diagnosis-year filter)",
         )
-        year_key: str = Field("diagnosis_year", min_length=1, description="query.filters key holding the diagnosis year")
+        year_key: str = Field(
+            "diagnosis_year", min_length=1, description="query.filters key holding the diagnosis year"
+        )
         system_key: str = Field(
             "staging_system", min_length=1,
             description="query.filters key of a requested system; when set, systems are not ranked against each other",

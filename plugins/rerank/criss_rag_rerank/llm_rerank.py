@@ -44,7 +44,9 @@ _THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 _LIST_MARKER = re.compile(r"^\s*\d+[.)]\s+(?=\D*\d)")  # "1. [3] ..." in a numbered list: the 1 is not a passage
 _BRACKETED = re.compile(r"\[(\d+)\]")
 _NUMBER = re.compile(r"\d+")
-_NONE = re.compile(r"^\W*(none|nothing|no passages?( help)?|없음|없습니다|なし|ありません|无|沒有|没有)\W*$", re.IGNORECASE)
+_NONE = re.compile(
+    r"^\W*(none|nothing|no passages?( help)?|없음|없습니다|なし|ありません|无|沒有|没有)\W*$", re.IGNORECASE
+)
 
 
 #: Appended to the prompt when the backend constrains the reply to JSON.

@@ -168,9 +168,14 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
             return
         scheme, _, given = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
-            raise ApiError(401, "unauthorized", "this server needs a bearer token: send `Authorization: Bearer <token>` "
-                                                "(the token is in the server's environment variable "
-                                                f"{settings.token_env})", {"WWW-Authenticate": "Bearer"})
+            raise ApiError(
+                401,
+                "unauthorized",
+                "this server needs a bearer token: send `Authorization: Bearer <token>` "
+                "(the token is in the server's environment variable "
+                f"{settings.token_env})",
+                {"WWW-Authenticate": "Bearer"},
+            )
 
     # -- errors -----------------------------------------------------------------------------------
     @app.exception_handler(ApiError)
@@ -206,8 +211,12 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
     def session_for(session_id: str | None) -> Session:
         session = sessions.get(session_id) if session_id else sessions.create()
         if session is None:
-            raise ApiError(404, "session_not_found", "no such chat session (it may have expired after "
-                                                     f"{settings.session_idle_s:g} s idle); omit session_id to start a new one")
+            raise ApiError(
+                404,
+                "session_not_found",
+                "no such chat session (it may have expired after "
+                f"{settings.session_idle_s:g} s idle); omit session_id to start a new one",
+            )
         if not session.busy.acquire(blocking=False):
             raise ApiError(409, "session_busy", "this session is still answering its previous message; wait for it")
         return session
@@ -256,10 +265,14 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
     async def chat_stream(body: ChatRequest, request: Request) -> EventSourceResponse:  # type: ignore[valid-type]
         """The streaming /chat: the same events as /ask/stream; `done` also has session_id and turn."""
         session = session_for(body.session_id)
-        events = stream_job(executor, lambda stop: chat_turn(session, body, stream=True, cancel=stop), settings.timeout_s,
-                            request_id(request), extra=lambda: {"session_id": session.id,
-                                                                "turn": len(session.chat.exchanges)},
-                            on_done=session.busy.release)
+        events = stream_job(
+            executor,
+            lambda stop: chat_turn(session, body, stream=True, cancel=stop),
+            settings.timeout_s,
+            request_id(request),
+            extra=lambda: {"session_id": session.id, "turn": len(session.chat.exchanges)},
+            on_done=session.busy.release,
+        )
         return EventSourceResponse(events)
 
     @app.get("/health", response_model=Health, tags=["server"])
@@ -283,7 +296,9 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
                       cache=cache.name if cache else None, sessions=len(sessions), warm_up_s=engine.warmed_up,
                       in_flight=executor.in_flight, answer_threads=executor.threads(), **served.status())
 
-    add_openai_routes(app, served.current, executor, settings, protected, request_id)  # /v1/models, /v1/chat/completions
+    add_openai_routes(
+        app, served.current, executor, settings, protected, request_id
+    )  # /v1/models, /v1/chat/completions
 
     @app.get("/page.json", tags=["server"])
     async def landing() -> dict[str, Any]:
