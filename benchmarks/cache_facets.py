@@ -10,7 +10,7 @@ have served the other question's answer. --threshold repeats the run at other th
 
     python benchmarks/cache_facets.py examples/default.yaml
     python benchmarks/cache_facets.py examples/default.yaml --threshold 0.95 0.9 0.85
-    python benchmarks/cache_facets.py examples/default.yaml --medquad ../shared/data/medquad-cancergov/questions_dev.jsonl
+    python benchmarks/cache_facets.py examples/default.yaml --medquad $DATA/medquad-cancergov/questions_dev.jsonl
 
 --medquad also takes every pair of differently worded questions of a MedQuAD questions file whose
 gold passages differ (each needs another answer) and counts those the cache would serve from each other
@@ -63,7 +63,8 @@ def main() -> None:
                 if q not in vectors:
                     vectors[q] = np.asarray(cache._vector(q))  # noqa: SLF001 - the cache's own embedding
         print(
-            "| threshold | language | paraphrase hits (facets + similarity) | paraphrases ≥ threshold by similarity alone "
+            "| threshold | language | paraphrase hits (facets + similarity) | paraphrases ≥ threshold by similarity "
+            "alone "
             "| near-miss hits (facets + similarity) | near misses ≥ threshold by similarity alone |"
         )
         print("|---|---|---|---|---|---|")
@@ -86,7 +87,7 @@ def main() -> None:
                 if not c:
                     continue
 
-                def rate(kind: str, what: str) -> str:
+                def rate(kind: str, what: str, c: dict = c) -> str:
                     return f"{c[kind + ':' + what]}/{c[kind]} ({c[kind + ':' + what] / max(1, c[kind]):.0%})"
                 print(f"| {threshold:g} | {lang} | {rate('paraphrase', 'hit')} | {rate('paraphrase', 'alone')} "
                       f"| {rate('near-miss', 'hit')} | {rate('near-miss', 'alone')} |")
@@ -106,7 +107,8 @@ def medquad(cache, path: Path, thresholds: list[float]) -> None:
                           for i, j in zip(*upper, strict=True)])
     same_facets = np.array([facets[i] == facets[j] for i, j in zip(*upper, strict=True)])
     print(
-        f"\nMedQuAD {path.name}: {len(questions)} questions, {int(different.sum())} pairs of different questions whose gold passages differ"
+        f"\nMedQuAD {path.name}: {len(questions)} questions, {int(different.sum())} pairs of different questions whose "
+        "gold passages differ"
     )
     print("| threshold | pairs ≥ threshold by similarity alone | of them served by the cache (facets equal) |")
     print("|---|---|---|")

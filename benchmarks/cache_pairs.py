@@ -15,9 +15,10 @@ language and kind: pairs, answered, hits, and what blocked the misses (facets di
 below the threshold, unmatched words: the words most often named).
 
     python benchmarks/cache_pairs.py examples/default.yaml benchmarks/data/cache_pairs_dev.jsonl
-    python benchmarks/cache_pairs.py examples/default.yaml benchmarks/data/cache_pairs_dev.jsonl --threshold 0.95 0.9 0.85
     python benchmarks/cache_pairs.py examples/default.yaml benchmarks/data/cache_pairs_dev.jsonl \\
-        --corpus ../shared/data/medquad-cancergov/corpus.jsonl --index results/cache_pairs_index
+        --threshold 0.95 0.9 0.85
+    python benchmarks/cache_pairs.py examples/default.yaml benchmarks/data/cache_pairs_dev.jsonl \\
+        --corpus $DATA/medquad-cancergov/corpus.jsonl --index results/cache_pairs_index
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def through_pipeline(config: str, pairs: list[dict], corpus: str, index: str, th
     engine = Engine.open(Pipeline.from_file(config, PluginHost(), overrides), build_if_missing=True)
     cache = engine.cache.cache
     results = {}
-    for n, pair in enumerate(pairs):
+    for pair in pairs:
         cache.file.clear()
         first = engine.ask(pair["a"])
         second = engine.ask(pair["b"])
@@ -90,7 +91,8 @@ def through_pipeline(config: str, pairs: list[dict], corpus: str, index: str, th
 def report(pairs: list[dict], results: dict, threshold: float | None, show: int) -> None:
     print(f"\nthreshold {threshold if threshold else 'the default'}")
     print(
-        "| language | kind | pairs | answered (neither refused) | served from the cache | blocked by: facets / similarity / unmatched words |"
+        "| language | kind | pairs | answered (neither refused) | served from the cache | blocked by: facets / "
+        "similarity / unmatched words |"
     )
     print("|---|---|---|---|---|---|")
     words: dict[str, Counter] = defaultdict(Counter)

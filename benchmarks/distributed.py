@@ -1,13 +1,13 @@
 """Beyond one machine, measured on one: Ray ingest vs local ingest, Milvus Lite vs FAISS queries.
 
-1. ``ingest``: the first N notes of ../shared/data/registry (one chunk each), all-MiniLM-L6-v2 and
+1. ``ingest``: the first N notes of the registry corpus ($DATA/registry, one chunk each), all-MiniLM-L6-v2 and
    a flat FAISS index, ingested into empty index folders (no embedding cache) twice: locally, and
    with ``--executor ray`` (a local Ray started by the executor, ``workers`` actors). Prints wall
    times, chunks/s, and checks that both FAISS files are byte-identical.
 2. ``latency``: the same chunks' vectors (from the embedding cache of step 1, so nothing is
    re-embedded) in a flat FAISS index and a Milvus Lite collection with the diagnosis-year filter
-   pushed down. The registry dev questions that name a diagnosis year (query vectors computed once, so only the search is
-   timed) through each retriever's ``retrieve()``: p50/p95 per query, unfiltered and with the
+   pushed down. The registry dev questions that name a diagnosis year (query vectors computed once,
+   so only the search is timed) through each retriever's ``retrieve()``: p50/p95 per query, unfiltered and with the
    question's diagnosis year (FAISS: a pool of 100, then the year filter in Python; Milvus: the
    year in the search expression). Then raw search calls on N synthetic 384-d unit vectors.
 
@@ -100,7 +100,8 @@ def bench_ingest(args: argparse.Namespace, host: PluginHost) -> None:
     print("|---|---|---|")
     print(f"| local (one process) | {local_s:.1f} | {local.chunks / local_s:.1f} |")
     print(
-        f"| `--executor ray`, {args.workers} workers, Ray started by the executor | {ray_s:.1f} | {on_ray.chunks / ray_s:.1f} |"
+        f"| `--executor ray`, {args.workers} workers, Ray started by the executor | {ray_s:.1f} | "
+        f"{on_ray.chunks / ray_s:.1f} |"
     )
     print(f"\nray / local = {ray_s / local_s:.2f}x; FAISS files identical: {same}; "
           f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
@@ -148,7 +149,8 @@ def bench_latency(args: argparse.Namespace, host: PluginHost) -> None:
          lambda q: milvus.retrieve(Query(q["question"], filters={"diagnosis_year": year_of(q)}), 10)),
     ]
     print(
-        f"\n| {args.chunks} registry chunks, {len(questions)} dev questions x {args.repeats} | p50 ms | p95 ms | results kept |"
+        f"\n| {args.chunks} registry chunks, {len(questions)} dev questions x {args.repeats} | p50 ms | p95 ms | "
+        "results kept |"
     )
     print("|---|---|---|---|")
     for label, fn in rows:

@@ -75,7 +75,8 @@ def main() -> None:
             rate = statistics.median(timings[(name, kind)])
             rows.append([kind, name, f"{rate:.1f}", f"{rate / base:.2f}"])
     print(
-        f"{len(passages)} example-corpus chunks (mean {chars:.0f} characters), {args.repeats} interleaved repeats, 1 thread"
+        f"{len(passages)} example-corpus chunks (mean {chars:.0f} characters), {args.repeats} interleaved repeats, 1 "
+        "thread"
     )
     print(table(["texts", "embedding", "texts/s (median)", "vs minilm"], rows))
 

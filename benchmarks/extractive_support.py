@@ -5,8 +5,8 @@ numbered as a context), checked by the pipeline's sentence check and, for compar
 alarm of the check. Also the milliseconds the check takes per sentence.
 
     python benchmarks/extractive_support.py examples/default.yaml \\
-        --corpus ../shared/data/medquad-cancergov/corpus.jsonl \\
-        --questions ../shared/data/medquad-cancergov/questions_dev.jsonl
+        --corpus $DATA/medquad-cancergov/corpus.jsonl \\
+        --questions $DATA/medquad-cancergov/questions_dev.jsonl
 """
 
 from __future__ import annotations

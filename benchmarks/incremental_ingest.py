@@ -5,7 +5,7 @@ what every corpus change cost before incremental re-indexing; both embed the sam
 
 The pipeline is `examples/default.yaml` (BM25 + FAISS over all-MiniLM-L6-v2, sections chunker)
 with its loader pointed at a JSONL corpus (default: MedQuAD cancer.gov, 729 documents, from
-../shared/data). Everything is written under a fresh temporary folder, so the embedding cache
+$DATA, the folder of public data sets). Everything is written under a fresh temporary folder, so the embedding cache
 starts cold. Each round changes a different 1% of the documents (one sentence appended, with a
 code word of the document's own) and ingests twice: incrementally, and whole with `--force` into
 a copy of the same index and embedding cache. The two indexes must then answer alike: every
@@ -14,7 +14,7 @@ questions.
 
     python benchmarks/incremental_ingest.py                                  # MedQuAD, 1% changed, 3 rounds
     python benchmarks/incremental_ingest.py --change 0.05 --set retrievers.faiss.index_type=hnsw
-    python benchmarks/incremental_ingest.py --corpus ../shared/data/registry/staging_corpus.jsonl --loader registry-jsonl
+    python benchmarks/incremental_ingest.py --corpus $DATA/registry/staging_corpus.jsonl --loader registry-jsonl
 """
 
 from __future__ import annotations
@@ -131,7 +131,8 @@ def main() -> None:
     overrides = " ".join(f"--set {shlex.quote(o)}" for o in args.overrides)
     print(
         f"\n`python benchmarks/incremental_ingest.py --corpus {args.corpus} --loader {args.loader} "
-        f"--change {args.change} --rounds {args.rounds}{' ' + overrides if overrides else ''}`: {documents} documents, {chunks} chunks\n"
+        f"--change {args.change} --rounds {args.rounds}{' ' + overrides if overrides else ''}`: {documents} documents, "
+        f"{chunks} chunks\n"
     )
     print("| ingest | seconds | added/changed/deleted/unchanged docs | chunks made | texts embedded | retrievers |")
     print("|---|---:|---|---:|---:|---|")

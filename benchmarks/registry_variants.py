@@ -1,6 +1,6 @@
 """Two derived variants of the registry's schema-selection questions, for what the dev split does not test.
 
-The dev questions of ../shared/data/registry were generated from the first site and histology code
+The dev questions of the registry data set ($DATA/registry) were generated from the first site and histology code
 of a selection-table row, and all name the system and version ("Under SEER Extent of Disease
 (eod_public version 3.3), which schema applies ..."). This script writes, into OUTDIR:
 
@@ -14,8 +14,8 @@ of a selection-table row, and all name the system and version ("Under SEER Exten
   must lead to EOD's newest version, although Collaborative Stage's range is 2004 with no upper
   bound (the trap) and older EOD versions' open ranges also contain the year.
 
-    python benchmarks/registry_variants.py ../shared/data/registry/questions_dev.jsonl \
-        ../shared/data/registry/staging_corpus.jsonl /tmp/registry_dev
+    python benchmarks/registry_variants.py $DATA/registry/questions_dev.jsonl \
+        $DATA/registry/staging_corpus.jsonl /tmp/registry_dev
     criss-rag eval retrieval examples/registry.yaml --questions /tmp/registry_dev/interior.jsonl --k 5
 """
 

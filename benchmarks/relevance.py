@@ -11,10 +11,10 @@ built from an off-topic passage.
         --messy benchmarks/data/messy_out_of_scope.jsonl \\
         --in-scope examples/questions.jsonl
     python benchmarks/relevance.py examples/default.yaml \\
-        --corpus ../shared/data/medquad-cancergov/corpus.jsonl \\
+        --corpus $DATA/medquad-cancergov/corpus.jsonl \\
         --messy benchmarks/data/messy_out_of_scope.jsonl \\
-        --in-scope ../shared/data/medquad-cancergov/questions_dev.jsonl \\
-        --out-of-scope ../shared/data/medquad-cancergov/out_of_scope_dev.jsonl
+        --in-scope $DATA/medquad-cancergov/questions_dev.jsonl \\
+        --out-of-scope $DATA/medquad-cancergov/out_of_scope_dev.jsonl
 
 A question file is JSONL with `question`; a question is out of scope when `expected` is
 `refuse` or `scope` is `out` (both spellings are in use), or when it comes from --messy or
@@ -101,7 +101,8 @@ def main() -> None:
     engines = {"before": Engine.open(before_pipeline, build_if_missing=True), "after": Engine.open(after_pipeline)}
     policy = after_pipeline.config.one("generator").options["relevance"]
     print(
-        f"config {args.config}{' with corpus ' + args.corpus if args.corpus else ''}; after: relevance = {json.dumps(policy)}"
+        f"config {args.config}{' with corpus ' + args.corpus if args.corpus else ''}; after: relevance = "
+        f"{json.dumps(policy)}"
     )
 
     rows = (
@@ -131,7 +132,8 @@ def main() -> None:
         if row["out"] and not verdicts["after"].refused:
             r = verdicts["after"].relevance
             changed[f"{row['set']}: still answered after"].append(
-                f"{row['question']}  [relevance {r.score if r else '-'}; cited {[c.doc_id for c in verdicts['after'].citations]}]"
+                f"{row['question']}  [relevance {r.score if r else '-'}; cited "
+                f"{[c.doc_id for c in verdicts['after'].citations]}]"
             )
         if verdicts["before"].refused != verdicts["after"].refused:
             kind = f"{row['set']}: {'refused only after' if verdicts['after'].refused else 'answered only after'}"
@@ -139,7 +141,8 @@ def main() -> None:
             changed[kind].append(f"{row['question']}  [{why}]")
 
     print(
-        f"\n{'set':<14}{'scope':<7}{'split':<7}{'lang':<6}{'run':<8}{'n':>5}{'refused':>9}{'rate':>8}   gold cited (first), answers citing a non-gold passage, sentences per answer / reasons"
+        f"\n{'set':<14}{'scope':<7}{'split':<7}{'lang':<6}{'run':<8}{'n':>5}{'refused':>9}{'rate':>8}   gold cited "
+        "(first), answers citing a non-gold passage, sentences per answer / reasons"
     )
     for key in sorted(counts):
         c = counts[key]

@@ -153,7 +153,8 @@ def huge_case(tmp: Path) -> None:
     result, seconds = cli("ingest", "huge.yaml", cwd=tmp, timeout=1200)
     out = (result.stdout if result else "").splitlines()
     case(
-        f"ingest: a {len(huge.encode()) / 1e6:.0f} MB document (HTML export, 20,000 unclosed `<h1>`) among 3 normal ones, "
+        f"ingest: a {len(huge.encode()) / 1e6:.0f} MB document (HTML export, 20,000 unclosed `<h1>`) among 3 normal "
+        "ones, "
         "`sections` chunker + bm25",
         f"exit {result.returncode if result else 'killed'}: {out[0] if out else ''}",
         seconds,

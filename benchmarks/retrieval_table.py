@@ -77,7 +77,10 @@ def run(name: str, extra: tuple[str, ...]) -> str:
     metrics = dict(re.findall(r"(\S+)=([\d.]+)", lines[-1]))
     latency = re.search(r"p50 ([\d.]+) ms, p95 ([\d.]+) ms", lines[-2])
     options = " ".join(shlex.quote(part) for part in command[8:])
-    shown = f"criss-rag eval retrieval examples/default.yaml --questions $DATA/questions_dev.jsonl --corpus $DATA/corpus.jsonl {options}"
+    shown = (
+        "criss-rag eval retrieval examples/default.yaml --questions $DATA/medquad-cancergov/questions_dev.jsonl "
+        f"--corpus $DATA/medquad-cancergov/corpus.jsonl {options}"
+    )
     return (f"| {name} | {metrics['recall@5']} | {metrics['mrr@10']} | {metrics['hit@1']} | "
             f"{latency.group(1)} | {latency.group(2)} | `{shown}` |")
 

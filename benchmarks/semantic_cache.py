@@ -81,7 +81,8 @@ def main() -> None:
     stored = sum(not a.refused for a in first)
     hits = sum(a.cached is not None for a in again)
     print(
-        f"{label}; {len(questions)} questions ({stored} answered and stored, the rest refused: refusals are not stored)",
+        f"{label}; {len(questions)} questions ({stored} answered and stored, the rest refused: refusals are not "
+        "stored)",
         file=sys.stderr,
     )
     print("| run | questions | median ms | mean ms | note |\n|---|---|---|---|---|")

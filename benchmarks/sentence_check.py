@@ -6,9 +6,10 @@ judged as expected, faithful accepted / edited rejected / balanced accuracy per 
 milliseconds per sentence.
 
     python benchmarks/sentence_check.py benchmarks/data/claims/dev_*.jsonl \\
-        --config examples/default.yaml --medquad ../shared/data/medquad-cancergov/corpus.jsonl
+        --config examples/default.yaml --medquad $DATA/medquad-cancergov/corpus.jsonl
 
-Claim format: /work/heldout/CLAIMS_SPEC.md (JSONL: lang, kind, expected, evidence [{text} or
+($DATA: the folder of public data sets; see docs/benchmarks.md.) Claim format:
+benchmarks/data/claims/README.md (JSONL: lang, kind, expected, evidence [{text} or
 {ref: "medquad:<doc_id>"}], claim, or for MedQuAD refs base + find/replace, rebuilt here from the
 corpus given with --medquad; without it those claims are skipped). `--errors N` prints up to N
 misjudged claims with the check's reasons. `--end-to-end N` also runs a sample of N claims through
@@ -202,12 +203,14 @@ def run(config: str | None, claims: list, skipped: int, errors: int) -> None:
     if times:
         ordered = sorted(times)
         print(
-            f"\nms per sentence: p50 {statistics.median(ordered):.2f}, p95 {ordered[int(0.95 * (len(ordered) - 1))]:.2f} "
+            f"\nms per sentence: p50 {statistics.median(ordered):.2f}, p95 "
+            f"{ordered[int(0.95 * (len(ordered) - 1))]:.2f} "
             f"(first call {times[0]:.1f} ms)"
         )
     for record, text, verdict in wrong[:errors]:
         print(
-            f"- {record['id']} {record['kind']} expected {record['expected']}: {text}\n    note: {record.get('note', '')}"
+            f"- {record['id']} {record['kind']} expected {record['expected']}: {text}\n    note: "
+            f"{record.get('note', '')}"
             f"\n    got {'supported' if verdict.supported else 'unsupported'} {verdict.score:.2f} {verdict.why}",
             file=sys.stdout,
         )

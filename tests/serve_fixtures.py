@@ -15,14 +15,16 @@ CORPUS = [
         "title": "Liver cancer",
         "url": "https://example.org/liver",
         "cancer_type": "liver",
-        "text": "Hepatitis B infection raises the risk of liver cancer. Heavy drinking also raises the risk of liver cancer.",
+        "text": "Hepatitis B infection raises the risk of liver cancer. Heavy drinking also raises the risk of liver "
+                "cancer.",
     },
     {
         "doc_id": "breast",
         "title": "Breast cancer",
         "url": "https://example.org/breast",
         "cancer_type": "breast",
-        "text": "Mammography screening finds breast cancer early. Obesity after menopause raises the risk of breast cancer.",
+        "text": "Mammography screening finds breast cancer early. Obesity after menopause raises the risk of breast "
+                "cancer.",
     },
     {
         "doc_id": "radon",

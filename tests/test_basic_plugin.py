@@ -445,7 +445,7 @@ def test_html_lists_keep_their_items_in_four_languages():
             f"<p>{lead}</p><ol start='3'>{''.join(f'<li>{i}</li>' for i in items)}</ol><p>{after}</p>"
         )
         assert bulleted.splitlines()[1:4] == [f"- {i}" for i in items], lang
-        assert numbered.splitlines()[1:4] == [f"{n}. {i}" for n, i in zip((3, 4, 5), items)], lang
+        assert numbered.splitlines()[1:4] == [f"{n}. {i}" for n, i in zip((3, 4, 5), items, strict=True)], lang
         for text in (bulleted, numbered):
             assert split_sentences(text) == [lead, *items, after], lang
     assert html_to_text("<ol><li>a<ul><li>b</li></ul></li><li>c</li></ol>").splitlines() == ["1. a", "- b", "2. c"]

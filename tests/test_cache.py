@@ -22,7 +22,8 @@ CORPUS = [
         "doc_id": "liver",
         "title": "Liver cancer",
         "cancer_type": "liver",
-        "text": "Hepatitis B infection raises the risk of liver cancer. Heavy drinking also raises the risk of liver cancer.",
+        "text": "Hepatitis B infection raises the risk of liver cancer. Heavy drinking also raises the risk of liver "
+                "cancer.",
     },
     {
         "doc_id": "liver-2",

@@ -35,7 +35,7 @@ CQ1 = """<h1>CQ1 胸腺腫の治療で手術は勧められるか</h1>
 <p>推奨：切除可能な胸腺腫には、腫瘍と胸腺をまとめて切除する手術を行うことを推奨する。</p>
 <p>解説：胸腺腫は前縦隔に発生する腫瘍で、完全切除ができた場合の予後は良好である。病期がI期からII期の患者では、
 手術のみで再発が少ないことが多くの臨床研究で示されている。周囲の臓器への浸潤がある場合も、可能であれば合併切除を検討する。</p>
-<p>術後の経過観察では、胸部CT検査を定期的に行い、再発や転移の有無を確認する。詳しくは<a href="cq2.html">放射線治療</a>を参照。</p>"""
+<p>術後の経過観察では、胸部CT検査を定期的に行い、再発や転移の有無を確認する。詳しくは<a href="cq2.html">放射線治療</a>を参照。</p>"""  # noqa: E501
 CQ2 = """<h1>CQ2 胸腺腫の術後に放射線治療は勧められるか</h1>
 <p>推奨：完全切除されたI期・II期の胸腺腫に対して、術後放射線治療を行わないことを提案する。</p>
 <p>解説：術後放射線治療は再発を減らすと考えられてきたが、完全切除例では生存を改善する明確なエビデンスは乏しい。
@@ -97,7 +97,10 @@ def toc_page(external: str) -> str:
 
 
 def page(body: str, title: str | None = None) -> str:
-    return f"<html><head><title>{title or ''}</title></head><body><nav>メニュー</nav>{body}<footer>© 研究会</footer></body></html>"
+    return (
+        f"<html><head><title>{title or ''}</title></head>"
+        f"<body><nav>メニュー</nav>{body}<footer>© 研究会</footer></body></html>"
+    )
 
 
 def guideline_pages(external: str) -> dict[str, SitePage]:
@@ -274,7 +277,7 @@ def test_rate_limit_spaces_every_request_of_a_crawl(external):
         fetcher.session.get = timed_get
         report = crawl(site.url + "/guide/toc.html", fetcher, CrawlOptions(progress=False))
     assert len(fake.starts) == fetcher.requests_made == report.requests == len(site.requests) == 21
-    gaps = [b - a for a, b in zip(fake.starts, fake.starts[1:])]
+    gaps = [b - a for a, b in zip(fake.starts, fake.starts[1:], strict=False)]
     assert min(gaps) >= 0.25  # robots.txt, retries and redirects included
     assert fake.now - 1000.0 >= 20 * 0.25
 
@@ -580,9 +583,9 @@ def test_pages_fetched_for_a_review_are_added_to_the_page_cache(reviewed, site, 
     }
     result = run_cli("crawl", "--reviewed", str(sheet), "--out", str(again), "--offline", "--quiet")
     assert result.exit_code == 0, result.output
-    texts = lambda path: sorted(
-        (d["url"], d["text"]) for d in map(json.loads, path.read_text(encoding="utf-8").splitlines())
-    )
+    def texts(path):
+        return sorted((d["url"], d["text"]) for d in map(json.loads, path.read_text(encoding="utf-8").splitlines()))
+
     assert texts(again) == texts(first)
 
 

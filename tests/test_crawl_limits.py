@@ -125,7 +125,10 @@ def _classify(text: str, title: str = ""):
 
 def test_a_short_japanese_clinical_question_page_is_medical():
     # 58 non-space characters, 8 medical terms: the "< 100 chars" rule used to make it non-medical
-    text = "CQ7 胸腺腫の術後再発に再切除は勧められるか。推奨：再発が限局していれば手術を検討する。化学療法や放射線治療も選ぶ。"
+    text = (
+        "CQ7 胸腺腫の術後再発に再切除は勧められるか。"
+        "推奨：再発が限局していれば手術を検討する。化学療法や放射線治療も選ぶ。"
+    )
     assert 55 <= len(text.replace(" ", "")) <= 80
     verdict = _classify(text)
     assert verdict.category == "medical", verdict.reason

@@ -89,7 +89,8 @@ def test_fusion_merges_retrievers_and_signals_survive(tmp_path):
     yaml_text = replaced(
         FAKE_PIPELINE_YAML,
         "retrievers: [{name: fake-keyword, top_k: 5}]",
-        "embedding: {name: fake-hash}\nretrievers: [{name: fake-keyword}, {name: fake-keyword, label: dense, dense: true}]\n"
+        "embedding: {name: fake-hash}\nretrievers: [{name: fake-keyword}, {name: fake-keyword, label: dense, dense: "
+        "true}]\n"
         "fusion: {name: fake-interleave}",
         "min_score: 1",
         "min_score: 0",

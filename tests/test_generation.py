@@ -328,7 +328,8 @@ def test_a_prompt_file_of_your_own(workdir, host, tmp_path):
     (workdir / "my_prompt.yaml").write_text(
         "description: terse\nrefusal: {en: NO ANSWER}\nmessages:\n"
         "  - {role: system, content: 'Be terse. Say {{ refusal }} when unsure.'}\n"
-        '  - {role: user, content: "{% for p in passages %}<{{ p.number }}|{{ p.title }}>{% endfor %} {{ question }}"}\n',
+        '  - {role: user, content: "{% for p in passages %}<{{ p.number }}|{{ p.title }}>{% endfor %} '
+        '{{ question }}"}\n',
         encoding="utf-8",
     )
     with OpenAIStubServer(reply="NO ANSWER") as server:
@@ -657,7 +658,8 @@ def test_eval_answers_writes_one_line_per_question_and_the_summary_last(workdir,
 def test_query_history_reaches_templates_as_a_variable(workdir, host):
     (workdir / "history_prompt.yaml").write_text(
         "refusal: {en: none}\nmessages:\n  - role: user\n    content: |\n"
-        "      {% for turn in history %}{{ turn.role }}: {{ turn.text }}\n      {% endfor %}Q: {{ question }} ({{ language }})\n",
+        "      {% for turn in history %}{{ turn.role }}: {{ turn.text }}\n"
+        "      {% endfor %}Q: {{ question }} ({{ language }})\n",
         encoding="utf-8",
     )
     with OpenAIStubServer(reply=LIVER_A) as server:

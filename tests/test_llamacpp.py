@@ -30,7 +30,8 @@ def host() -> PluginHost:
 def llm_from(tmp: Path, host: PluginHost, spec: str, key: str = "local"):
     yaml_text = (
         f"name: llamacpp-test\nindex: {{dir: {tmp / 'index'}}}\nloader: {{name: jsonl, path: c.jsonl}}\n"
-        f"chunker: whole-document\nretrievers: [bm25]\ncontext: numbered\ngenerator: extractive\nllms:\n  {key}: {spec}\n"
+        f"chunker: whole-document\nretrievers: [bm25]\ncontext: numbered\ngenerator: extractive\nllms:\n  {key}: "
+        f"{spec}\n"
     )
     return pipeline_from_yaml(yaml_text, tmp, host).llm(key, requested_by="test")
 

@@ -156,7 +156,7 @@ def test_long_rule_is_cut_with_overlap_and_keeps_its_id(pdf_manual):
     pieces = [n for n in nodes if n.metadata["rule_id"] == "Rule M3"]
     assert len(pieces) >= 4
     assert pieces[0].text.startswith("Rule M3 Abstract")
-    for before, after in zip(pieces, pieces[1:]):
+    for before, after in zip(pieces, pieces[1:], strict=False):
         assert len(before.text) <= 400
         shared = max(k for k in range(0, 121) if before.text.endswith(after.text[:k]) or k == 0)
         assert 20 <= shared <= 120, (before.text[-130:], after.text[:130])
@@ -328,7 +328,7 @@ def test_plain_paragraphs_overlap_but_rules_start_clean():
     text = f"# Guide\n\n{paragraphs}\n\nRule X1 A rule that must start its own chunk text."
     nodes = chunker(chunk_size=250, chunk_overlap=80).chunk([_doc(text)])
     assert len(nodes) >= 4
-    for before, after in zip(nodes[:-2], nodes[1:-1]):
+    for before, after in zip(nodes[:-2], nodes[1:-1], strict=True):
         first = after.text.split("\n\n")[0]
         assert before.text.endswith(first) and len(first) <= 80  # the previous chunk's tail, repeated
     assert nodes[-1].text == "Rule X1 A rule that must start its own chunk text."

@@ -111,7 +111,7 @@ def test_a_reference_is_imported_on_first_use_and_names_its_plugin_when_it_canno
     with pytest.raises(PluginError, match=r"plugin 'refs': generator 'missing' is registered as "
                                           r"'criss_rag_no_such_module.generator:Gen', which cannot be imported "
                                           r"\(ModuleNotFoundError"):
-        host.registry.get("generator", "missing").factory
+        _ = host.registry.get("generator", "missing").factory
 
 
 def test_a_reference_that_cannot_be_imported_is_fatal_at_load_in_strict_mode():

@@ -106,8 +106,10 @@ def test_a_model_repeating_the_question_words_does_not_cover_them(workdir, host)
         llm = f'{{name: openai-compatible, model: m, api_base: "{server.base_url}", max_retries: 0}}'
         text = (
             f"name: relevance-llm\nindex: {{dir: {workdir / 'index'}}}\nloader: {{name: jsonl, path: corpus.jsonl}}\n"
-            f"chunker: whole-document\nretrievers: [{{name: bm25, top_k: 10}}]\ncontext: numbered\nllms: {{gen: {llm}}}\n"
-            "generator: {name: llm, llm: gen, unsupported: mark, relevance: {min_coverage: 0.5, before_generation: false}}\n"
+            f"chunker: whole-document\nretrievers: [{{name: bm25, top_k: 10}}]\ncontext: numbered\nllms: "
+            f"{{gen: {llm}}}\n"
+            "generator: {name: llm, llm: gen, unsupported: mark, relevance: {min_coverage: 0.5, before_generation: "
+            "false}}\n"
         )
         answer = Engine.open(pipeline_from_yaml(text, workdir, host), build_if_missing=True).ask(
             "Can I catch cancer from sharing a razor?")

@@ -106,7 +106,8 @@ MEDQUAD = """<?xml version="1.0" encoding="UTF-8"?>
 <Answer>Key Points
  - Example gland cancer   forms in the example gland.
  - Age &amp; family history affect risk.</Answer></QAPair>
-<QAPair pid="2"><Question qid="0000099_1-2" qtype="treatment">What are the treatments for Example Gland Cancer ?</Question>
+<QAPair pid="2">
+<Question qid="0000099_1-2" qtype="treatment">What are the treatments for Example Gland Cancer ?</Question>
 <Answer>Surgery is the main treatment.</Answer></QAPair>
 <QAPair pid="3"><Question qid="0000099_1-3" qtype="treatment">How is recurrent Example Gland Cancer treated ?</Question>
 <Answer>Treatment depends on where the cancer comes back.</Answer></QAPair>
@@ -234,7 +235,10 @@ def sections(text: str, **params) -> list[tuple[str, str, str]]:
 
 
 def test_sections_carry_the_heading_path():
-    text = "# 간암\n## 치료\n### 수술\n간 절제술을 합니다.\n### 간이식\n이식을 고려합니다.\n## 예방\n### 백신\nB형 간염 백신을 맞습니다."
+    text = (
+        "# 간암\n## 치료\n### 수술\n간 절제술을 합니다.\n### 간이식\n이식을 고려합니다.\n"
+        "## 예방\n### 백신\nB형 간염 백신을 맞습니다."
+    )
     assert sections(text) == [
         ("간암 > 치료 > 수술", "수술", "간 절제술을 합니다."),
         ("간암 > 치료 > 간이식", "간이식", "이식을 고려합니다."),

@@ -223,7 +223,10 @@ def test_detect_language_han_versus_latin():
 def test_answer_pieces_cut_the_text_for_display_and_point_at_the_sentence_verdicts():
     from criss_rag.support import answer_pieces, answer_sentences
 
-    text = "Here is what the sources say:\n간암은 간세포에서 시작됩니다. [1] Hepatitis B raises the risk [2].\n[3]\n## Notes\n肺がんは喫煙と関係します。[1]"
+    text = (
+        "Here is what the sources say:\n간암은 간세포에서 시작됩니다. [1] Hepatitis B raises the risk [2].\n[3]\n"
+        "## Notes\n肺がんは喫煙と関係します。[1]"
+    )
     pieces = answer_pieces(text)
     claims = answer_sentences(text)
     assert [p for p, i in pieces if i is None and p.strip()] == ["Here is what the sources say:", "## Notes\n"]

@@ -34,7 +34,7 @@ class LanguageMatch:
         if not any(same):
             return hits
         out = []
-        for hit, match in zip(hits, same):
+        for hit, match in zip(hits, same, strict=True):
             factor = self.params.weight if match else 1.0
             boosted = hit.with_score(hit.score * factor)
             boosted.signals[self.params.signal] = factor

@@ -117,7 +117,8 @@ class CacheFile:
                  json.dumps(filters, sort_keys=True, ensure_ascii=False, default=str), language, stored, time.time()),
             )
             self._db.execute(
-                "DELETE FROM entries WHERE id IN (SELECT id FROM entries ORDER BY last_used DESC, id DESC LIMIT -1 OFFSET ?)",
+                "DELETE FROM entries WHERE id IN (SELECT id FROM entries ORDER BY last_used DESC, id DESC LIMIT -1 "
+                "OFFSET ?)",
                 (self.max_entries,),
             )
 

@@ -55,7 +55,8 @@ class FetchSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     user_agent: str = Field(
         "criss-rag-crawler/0.1",
-        description="the User-Agent sent with every request and matched against robots.txt; name yourself and a contact",
+        description="the User-Agent sent with every request and matched against robots.txt; name yourself and a "
+                    "contact",
     )
     delay: float = Field(
         1.0,

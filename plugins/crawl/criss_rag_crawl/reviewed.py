@@ -51,7 +51,8 @@ class ReviewSettings(BaseModel):
                                  description="HTML elements whose text is left out (page furniture)")
     language_filter: LanguageFilter = Field(
         default_factory=LanguageFilter,
-        description="remove characters outside the guideline's language, e.g. `{keep: [ja]}` as the Japanese system did",
+        description="remove characters outside the guideline's language, e.g. `{keep: [ja]}` as the Japanese system "
+                    "did",
     )
     fetch: FetchSettings = Field(
         default_factory=FetchSettings, description="politeness settings for pages not in the cache"

@@ -123,7 +123,8 @@ def read_sheet(path: Path, required: Iterable[str], option: str = "--reviewed") 
     missing = [c for c in required if c not in names]
     if missing:
         raise DataError(
-            f"{path}: the spreadsheet has no column {missing[0]!r} (header row: {', '.join(n for n in names if n) or '(empty)'}); "
+            f"{path}: the spreadsheet has no column {missing[0]!r} (header row: "
+            f"{', '.join(n for n in names if n) or '(empty)'}); "
             f"`criss-rag crawl` writes it ({', '.join(COLUMNS)}) - add the column or rename yours"
         )
     rows = []

@@ -109,7 +109,8 @@ def _unreadable_replies_explained() -> Iterator[None]:
     except ComponentError as exc:
         if isinstance(exc.__cause__, ValueError):  # JSONDecodeError, pydantic's ValidationError
             raise ComponentError(
-                f"{str(exc).rstrip('.')}. The server answered, but not in its API's format: check that the LLM's `api_base` (or "
+                f"{str(exc).rstrip('.')}. The server answered, but not in its API's format: check that the LLM's "
+                "`api_base` (or "
                 "`base_url`) points at the right kind of server (OpenAI-compatible, or Ollama), and read its log."
             ) from exc
         raise

@@ -124,7 +124,8 @@ def rubric_schema(low: float, high: float, rationale_chars: int = 300) -> dict[s
 
 
 class RubricJudge:
-    """The registrar assistant's LLM rubric: correctness, faithfulness, completeness, reasoning, citation accuracy, tone; four error flags; a rationale."""
+    """The registrar assistant's LLM rubric: correctness, faithfulness, completeness, reasoning,
+    citation accuracy, tone; four error flags; a rationale."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -134,14 +135,16 @@ class RubricJudge:
         )
         template: str | None = Field(
             None,
-            description="a prompt file of your own (placeholders {{question}}, {{reference}}, {{evidence}}, {{answer}}, {{scale_min}}, {{scale_max}}); None = the bundled one for `language`",
+            description="a prompt file of your own (placeholders {{question}}, {{reference}}, {{evidence}}, "
+                        "{{answer}}, {{scale_min}}, {{scale_max}}); None = the bundled one for `language`",
         )
         scale_min: float = Field(1, description="lowest score")
         scale_max: float = Field(5, description="highest score")
         retries: int = Field(
             1,
             ge=0,
-            description="times an unparsable reply is asked for again (with the reason) before it counts as a parse failure",
+            description="times an unparsable reply is asked for again (with the reason) before it counts as a parse "
+                        "failure",
         )
         max_evidence_chars: int = Field(
             6000, ge=200, description="evidence shown to the judge is cut at this many characters"

@@ -148,8 +148,9 @@ class LlamaCppLLM(CustomLLM):
     def _generate(self, messages: Sequence[ChatMessage], grammar: Any = None) -> tuple[str, dict[str, Any]]:
         parts: list[str] = []
         usage: dict[str, Any] = {}
-        for delta, usage in self._stream(messages, grammar=grammar):
+        for delta, step_usage in self._stream(messages, grammar=grammar):
             parts.append(delta)
+            usage = step_usage
         return "".join(parts), usage
 
     def _stream(self, messages: Sequence[ChatMessage], grammar: Any = None) -> Iterator[tuple[str, dict[str, Any]]]:

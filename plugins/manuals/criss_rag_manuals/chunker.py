@@ -169,8 +169,14 @@ class ManualStructureChunker:
         header, rows = (lines[: split + 1], lines[split + 1 :]) if split is not None else ([], lines)
         if self.params.tables == "rows" and split is not None:
             names = _cells(lines[split - 1]) if split > 0 else []
-            rows = ["; ".join(f"{n}: {v}" if n else v for n, v in zip(names + [""] * len(_cells(row)), _cells(row))
-                              if v) for row in rows]
+            rows = [
+                "; ".join(
+                    f"{n}: {v}" if n else v
+                    for n, v in zip(names + [""] * len(_cells(row)), _cells(row), strict=False)
+                    if v
+                )
+                for row in rows
+            ]
             header = []
         return _Unit("table", path, [(offset, block)], header=header, rows=[r for r in rows if r.strip()])
 

@@ -155,13 +155,15 @@ def _pattern(cues: list[str]) -> re.Pattern[str]:
 
 
 class CautionBehaviour:
-    """Labels each answer: answered, explicit refusal, acknowledged ambiguity, request for information or conditional answer (cue rules, en/ko/ja/zh)."""
+    """Labels each answer: answered, explicit refusal, acknowledged ambiguity, request for information
+    or conditional answer (cue rules, en/ko/ja/zh)."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         extra_cues: dict[str, list[str]] = Field(
             default_factory=dict,
-            description="label -> more cue phrases (labels: explicit_refusal, request_for_information, acknowledged_ambiguity, conditional_answer)",
+            description="label -> more cue phrases (labels: explicit_refusal, request_for_information, "
+                        "acknowledged_ambiguity, conditional_answer)",
         )
         refused_is_refusal: bool = Field(
             True, description="an answer the engine refused is an explicit refusal whatever its text says"

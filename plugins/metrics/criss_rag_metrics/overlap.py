@@ -30,13 +30,15 @@ class _AnalyzerTokenizer:
 
 
 class Rouge:
-    """ROUGE-1/2/L F1 (and optionally precision and recall) of the answer against the reference, tokenised by an analyzer."""
+    """ROUGE-1/2/L F1 (and optionally precision and recall) of the answer against the reference,
+    tokenised by an analyzer."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         analyzer: str | dict[str, Any] = Field(
             "auto",
-            description="analyzer that tokenises answer and reference (name or {name: ..., params}); never rouge-score's own, which drops CJK",
+            description="analyzer that tokenises answer and reference (name or {name: ..., params}); never "
+                        "rouge-score's own, which drops CJK",
         )
         types: list[Literal["rouge1", "rouge2", "rougeL", "rougeLsum"]] = Field(
             default_factory=lambda: ["rouge1", "rouge2", "rougeL"], description="ROUGE variants to compute"
@@ -78,7 +80,8 @@ class Rouge:
 
 
 class Containment:
-    """Share of the reference's distinct terms that the answer contains (the registrar assistant's containment score)."""
+    """Share of the reference's distinct terms that the answer contains (the registrar assistant's
+    containment score)."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")

@@ -45,7 +45,8 @@ def _sentence_model(path: str) -> Any:
 
 
 class BertScore:
-    """BERTScore precision, recall and F1 of the answer against the reference, with a local model (default all-MiniLM-L6-v2, 6 layers)."""
+    """BERTScore precision, recall and F1 of the answer against the reference, with a local model
+    (default all-MiniLM-L6-v2, 6 layers)."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -98,13 +99,15 @@ class BertScore:
 
 
 class EmbeddingCosine:
-    """Cosine similarity of answer and reference embeddings (all-MiniLM-L6-v2 by default, or the pipeline's embedding)."""
+    """Cosine similarity of answer and reference embeddings (all-MiniLM-L6-v2 by default, or the
+    pipeline's embedding)."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         model: str = Field(
             "minilm",
-            description="`minilm` (the bundled all-MiniLM-L6-v2), `pipeline` (the base pipeline's `embedding:`), or a local sentence-transformers folder",
+            description="`minilm` (the bundled all-MiniLM-L6-v2), `pipeline` (the base pipeline's `embedding:`), or a "
+                        "local sentence-transformers folder",
         )
         reference_fields: list[str] = Field(
             default_factory=lambda: list(REFERENCE_FIELDS),

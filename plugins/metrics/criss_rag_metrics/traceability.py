@@ -39,7 +39,8 @@ class Traceability:
         model_config = ConfigDict(extra="forbid")
         analyzer: str | dict[str, Any] = Field(
             "auto",
-            description="analyzer for cancer matching and sentence alignment (name or {name: ..., params}); `auto` picks one per script",
+            description="analyzer for cancer matching and sentence alignment (name or {name: ..., params}); `auto` "
+                        "picks one per script",
         )
         focus_fields: list[str] = Field(
             default_factory=lambda: ["focus", "cancer_type"],
@@ -54,18 +55,21 @@ class Traceability:
         )
         corpus: str | None = Field(
             None,
-            description="corpus file (JSONL, or a JSON list) whose document ids count as verified; None = the documents of the variant's index",
+            description="corpus file (JSONL, or a JSON list) whose document ids count as verified; None = the "
+                        "documents of the variant's index",
         )
         id_field: str = Field("doc_id", description="the id key of `corpus` documents")
         min_overlap: float = Field(
             0.5,
             ge=0,
             le=1,
-            description="share of a sentence's terms that one evidence passage must contain for the sentence to count as aligned",
+            description="share of a sentence's terms that one evidence passage must contain for the sentence to count "
+                        "as aligned",
         )
         skip_lead_ins: bool = Field(
             True,
-            description="do not count lines ending in a colon (e.g. the extractive generator's notice) as answer sentences",
+            description="do not count lines ending in a colon (e.g. the extractive generator's notice) as answer "
+                        "sentences",
         )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:

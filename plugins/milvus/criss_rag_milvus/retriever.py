@@ -40,7 +40,8 @@ class MilvusDense:
         uri: str | None = Field(
             None,
             description="where the vectors live: null = a Milvus Lite file inside the index folder; a path ending "
-            "in .db = a Milvus Lite file there (relative to the config); http://host:19530 = a Milvus server or cluster",
+            "in .db = a Milvus Lite file there (relative to the config); http://host:19530 = a Milvus server or "
+            "cluster",
         )
         token: SecretStr | None = Field(
             None, description="server credentials (`user:password` or an API key), written `{env: MILVUS_TOKEN}`; "
@@ -232,9 +233,9 @@ class MilvusDense:
             data=[[float(v) for v in vector]],
             limit=top_k,
             filter=expression,
-            output_fields=[
-                ID_FIELD
-            ],  # ids only: no vectors or columns cross the wire search_params={"metric_type": self.params.metric, "params": dict(self.params.search_params)},
+            # ids only: no vectors or columns cross the wire
+            # search_params={"metric_type": self.params.metric, "params": dict(self.params.search_params)},
+            output_fields=[ID_FIELD],
         )
         return [
             NodeWithScore(node=self._docstore.get_node(str(hit["id"])), score=float(hit["distance"]))

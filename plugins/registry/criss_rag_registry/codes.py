@@ -96,7 +96,8 @@ class RegistryCodesAnalyzer:
             9993,
             ge=0,
             le=9999,
-            description="highest number read as a histology code (9998/9999, the data's 'no upper year' sentinels, stay out)",
+            description="highest number read as a histology code (9998/9999, the data's 'no upper year' sentinels, "
+                        "stay out)",
         )
         once: bool = Field(
             True,
@@ -234,7 +235,8 @@ class CodeCoverage:
         model_config = ConfigDict(extra="forbid")
         analyzer: str | dict[str, Any] = Field(
             "registry-codes",
-            description="the registry-codes analyzer (name or {name: registry-codes, <params>}) whose code settings apply",
+            description="the registry-codes analyzer (name or {name: registry-codes, <params>}) whose code settings "
+                        "apply",
         )
         weight: float = Field(
             3.0, ge=1,

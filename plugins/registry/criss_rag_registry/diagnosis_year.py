@@ -75,7 +75,8 @@ class DiagnosisYearFilter:
         filter_key: str = Field("diagnosis_year", min_length=1, description="query.filters key holding the year")
         ranges: list[YearRule] = Field(
             default_factory=list,
-            description="ranges configured per document or version: [{where: {KEY: GLOB}, from_year: Y, to_year: Y|null}]; "
+            description="ranges configured per document or version: [{where: {KEY: GLOB}, from_year: Y, to_year: "
+                        "Y|null}]; "
             "the first rule whose `where` matches a chunk's metadata gives its range",
         )
         prefer: Literal["metadata", "ranges"] = Field(

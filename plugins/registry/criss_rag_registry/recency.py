@@ -64,7 +64,8 @@ class EditionRecency:
             min_length=1,
             description="the first of these a chunk has names the item; the chunk's own version number is removed "
             "from it first ('EOD 3.0 | Nodes' and 'EOD 3.3 | Nodes' match). Schema ids stay the same across "
-            "versions while schema names change ('Lung' became 'Lung [8th: 2018-2024]'); table ids change, titles do not",
+            "versions while schema names change ('Lung' became 'Lung [8th: 2018-2024]'); table ids change, titles do "
+            "not",
         )
         field: str = Field(
             "applicable_years", min_length=1,
@@ -102,7 +103,8 @@ class EditionRecency:
                             json_schema_extra=DECLARES_SIGNAL)
         corpus_check: Literal["strict", "lenient"] = Field(
             "strict",
-            description="chunks lacking the system or version field at ingest/open: strict = an error; lenient = a warning",
+            description="chunks lacking the system or version field at ingest/open: strict = an error; lenient = a "
+                        "warning",
         )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:

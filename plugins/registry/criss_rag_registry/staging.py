@@ -131,7 +131,8 @@ class StagingVersionFilter:
         version_field: str = Field("version", min_length=1, description="chunk metadata holding the version")
         corpus_check: Literal["strict", "lenient"] = Field(
             "strict",
-            description="chunks lacking either field at ingest/open: strict = an error; lenient = a warning in the trace",
+            description="chunks lacking either field at ingest/open: strict = an error; lenient = a warning in the "
+                        "trace",
         )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:

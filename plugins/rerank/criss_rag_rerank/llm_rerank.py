@@ -122,7 +122,8 @@ class LLMReranker:
         )
         prompt: str = Field(
             DEFAULT_PROMPT,
-            description="the prompt template; {question} and {passages} (numbered `[n] title: text` lines) are filled in",
+            description="the prompt template; {question} and {passages} (numbered `[n] title: text` lines) are filled "
+                        "in",
         )
 
         @field_validator("prompt")
