@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -148,7 +149,8 @@ def main() -> None:
     parser.add_argument("--split", choices=["dev", "test", "test_b"], default="dev",
                         help="test_b: the second held-out example-corpus set (no --xling counterpart)")
     parser.add_argument("--xling", action="store_true", help="KO/JA questions over the English MedQuAD corpus")
-    parser.add_argument("--data", default="../shared/data/medquad-cancergov")
+    data_root = Path(os.environ.get("DATA") or ROOT.parent / "shared" / "data")  # docs/benchmarks.md, Data
+    parser.add_argument("--data", default=str(data_root / "medquad-cancergov"))
     parser.add_argument("--only", type=int, nargs="*", help="row numbers to run (0-based)")
     parser.add_argument("--questions", type=Path, nargs="+",
                         help="question files to run instead of the split's Korean and Japanese sets")

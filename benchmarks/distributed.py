@@ -40,7 +40,8 @@ from criss_rag.plugins import PluginHost  # noqa: E402
 from criss_rag.types import Query  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "registry"
+# $DATA: the folder of public data sets (docs/benchmarks.md, Data)
+DATA = Path(os.environ.get("DATA") or ROOT.parent / "shared" / "data") / "registry"
 WORK = Path(tempfile.gettempdir()) / "criss-rag-bench-distributed"
 PIPELINE = """\
 name: bench-distributed

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -35,7 +36,8 @@ from criss_rag.plugins import PluginHost
 from criss_rag.types import Query
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "medquad-cancergov" / "corpus.jsonl"
+# $DATA: the folder of public data sets (docs/benchmarks.md, Data)
+DATA = Path(os.environ.get("DATA") or ROOT.parent / "shared" / "data") / "medquad-cancergov" / "corpus.jsonl"
 QUESTIONS = DATA.parent / "questions_dev.jsonl"
 
 
@@ -95,7 +97,7 @@ def main() -> None:
     parser.add_argument("--set", dest="overrides", action="append", default=[], help="extra --set override")
     args = parser.parse_args()
     if not args.corpus.is_file():
-        sys.exit(f"corpus not found: {args.corpus} (this benchmark reads ../shared/data beside the repository)")
+        sys.exit(f"corpus not found: {args.corpus} (set DATA to the folder of public data sets, or pass --corpus)")
     host = PluginHost()
     with tempfile.TemporaryDirectory(prefix="criss-incremental-") as tmp:
         work = Path(tmp)

@@ -96,7 +96,7 @@ def main() -> None:
         shown = shown_sentences(answer)
         dropped = list(getattr(answer, "dropped", []) or [])
         record = {
-            # ids, never the data set's text (the questions and the evidence the answers quote stay in ../shared)
+            # ids, never the data set's text (the questions and the evidence the answers quote stay in $DATA)
             "qid": q.get("qid") or q.get("id"),
             "in_scope": in_scope,
             "refused": answer.refused,

@@ -10,6 +10,7 @@ corpus fingerprint, and embeddings are cached, so a rerun only pays for what cha
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shlex
 import subprocess
@@ -17,7 +18,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "medquad-cancergov"
+# $DATA: the folder of public data sets (docs/benchmarks.md, Data)
+DATA = Path(os.environ.get("DATA") or ROOT.parent / "shared" / "data") / "medquad-cancergov"
 BM25 = "{name: bm25, analyzer: standard, k1: 1.2, b: 0.75, repeat_fields: {title: 2}, top_k: 30}"
 FAISS = "{name: faiss, top_k: 30, languages: [en]}"
 NO_BOOST = ("--set", "rerankers=[]")

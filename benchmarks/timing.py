@@ -3,6 +3,7 @@ repeated and interleaved, summarised as the median over repeats (these machines 
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import sys
@@ -12,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
+#: the folder of public data sets the benchmarks read: $DATA, else a `shared/data` folder beside the repository
+DATA = Path(os.environ["DATA"]) if os.environ.get("DATA") else ROOT.parent / "shared" / "data"
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -106,5 +108,5 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 def require(path: Path, what: str) -> Path:
     if not path.exists():
-        sys.exit(f"{what} not found at {path}; benchmarks read ../shared/data beside the repository")
+        sys.exit(f"{what} not found at {path}; set DATA to the folder of public data sets (docs/benchmarks.md, Data)")
     return path
