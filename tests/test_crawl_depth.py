@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from criss_rag.cli.main import build_cli
 from criss_rag.plugins import PluginHost
+from criss_rag.testing import replaced
 from criss_rag_crawl.crawler import CrawlOptions, crawl
 from criss_rag_crawl.fetch import Fetcher, FetchSettings
 from criss_rag_crawl.sheet import COLUMNS, read_sheet
@@ -127,7 +128,7 @@ def external():
 def site(external):
     with SiteServer(site_pages(external.url)) as server:
         sitemap = server.pages["/guide/sitemap.xml"]
-        sitemap.body = sitemap.body.replace(b"{site}", server.url.encode())
+        sitemap.body = replaced(sitemap.body, b"{site}", server.url.encode())
         yield server
 
 

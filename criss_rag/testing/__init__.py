@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, AnyStr
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
@@ -503,10 +503,11 @@ def registered_plugin(name: str, plugin: Any, *, entry_points: bool = True) -> I
             host.pm.unregister(name=plugin_name)
 
 
-def replaced(text: str, old: str, new: str, *more: str) -> str:
+def replaced(text: AnyStr, old: AnyStr, new: AnyStr, *more: AnyStr) -> AnyStr:
     """``text`` with every ``old`` replaced by ``new`` (then each further ``old, new`` pair in
-    ``more``, in order), like ``str.replace``, except that an ``old`` not in the text is an error: a
-    fixture edit that silently changed nothing would leave a test checking the unedited fixture.
+    ``more``, in order), like ``str.replace`` (``bytes`` too), except that an ``old`` not in the
+    text is an error: a fixture edit that silently changed nothing would leave a test checking the
+    unedited fixture.
 
     Example::
 
@@ -515,14 +516,14 @@ def replaced(text: str, old: str, new: str, *more: str) -> str:
     """
     if len(more) % 2:
         raise TypeError(f"replaced() takes old/new pairs; the last one, {more[-1]!r}, has no replacement")
-    pairs = [(old, new), *zip(more[::2], more[1::2], strict=True)]
+    pairs: list[tuple[AnyStr, AnyStr]] = [(old, new), *zip(more[::2], more[1::2], strict=True)]
     for old_text, new_text in pairs:
         if old_text not in text:
-            start = text[:200] + ("..." if len(text) > 200 else "")
+            more_text = "..." if len(text) > 200 else ""
             raise ValueError(
                 f"replaced(): {old_text!r} is not in the text, so replacing it with {new_text!r} would change "
                 f"nothing. The fixture no longer reads as the test expects; edit the test to match it. "
-                f"The text begins: {start!r}"
+                f"The text begins: {text[:200]!r}{more_text}"
             )
         text = text.replace(old_text, new_text)
     return text
