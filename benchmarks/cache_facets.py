@@ -30,7 +30,7 @@ import numpy as np
 
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
-from criss_rag.text import detect_language
+from criss_rag.language.text import detect_language
 from criss_rag.types import Answer, CacheScope, Query, Trace
 
 from criss_rag.lexicon.facets import extract

@@ -12,21 +12,21 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from criss_rag.cache import corpus_version as corpus_version_text
-from criss_rag.cache import open_cache
-from criss_rag.chunk_store import ChunkStore
+from criss_rag.answering.answer_cache import corpus_version as corpus_version_text
+from criss_rag.answering.answer_cache import open_cache
+from criss_rag.indexing.chunk_store import ChunkStore
 from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError, StreamCancelled
-from criss_rag.index_store import IndexStore, Manifest
-from criss_rag.indexing import DOCSTORE, StaleIndexError, ingest, open_index, pipeline_index_key
+from criss_rag.indexing.index_store import IndexStore, Manifest
+from criss_rag.indexing.ingestion import DOCSTORE, StaleIndexError, ingest, open_index, pipeline_index_key
 from criss_rag.pipeline import Pipeline
-from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE, in_language
-from criss_rag.relevance import RelevanceCheck, RelevancePolicy
-from criss_rag.source_titles import source_titles
-from criss_rag.grounding import GroundingPolicy, SentenceGate, apply_policy, not_shown, off_topic, ungrounded
-from criss_rag.meaning import MeaningSupport
-from criss_rag.support import unchecked_sentences
-from criss_rag.text import CITATION_MARKER, detect_language
-from criss_rag.thinking import ThinkSplitter, split_thinking
+from criss_rag.answering.refusal_messages import INSUFFICIENT_EVIDENCE, in_language
+from criss_rag.answering.relevance import RelevanceCheck, RelevancePolicy
+from criss_rag.answering.source_titles import source_titles
+from criss_rag.answering.grounding_policy import GroundingPolicy, SentenceGate, apply_policy, not_shown, off_topic, ungrounded
+from criss_rag.answering.meaning_check import MeaningSupport
+from criss_rag.answering.sentence_check import unchecked_sentences
+from criss_rag.language.text import CITATION_MARKER, detect_language
+from criss_rag.answering.thinking import ThinkSplitter, split_thinking
 from criss_rag.types import (
     Answer,
     AnswerEvent,
@@ -50,14 +50,14 @@ from criss_rag.types import (
 )
 
 if TYPE_CHECKING:
-    from criss_rag.chat import ChatSession
+    from criss_rag.answering.chat import ChatSession
     from criss_rag.protocols import Verifier
 
 #: Used only when retrieval finds nothing and the config names no refusal policy.
 NO_EVIDENCE_MESSAGE = "Insufficient evidence: no source in the index matches this question."
 #: Shown instead of an answer whose generator cited nothing: an unverifiable answer is withheld.
 UNCITED_MESSAGE = "Insufficient evidence: no answer could be tied to a cited source."
-#: The sentence check used when the config names no ``verifier:`` (see :mod:`criss_rag.meaning`).
+#: The sentence check used when the config names no ``verifier:`` (see :mod:`criss_rag.answering.meaning_check`).
 DEFAULT_VERIFIER = MeaningSupport()
 
 
@@ -126,9 +126,9 @@ class Engine:
         return seconds
 
     def chat(self, *, filters: Mapping[str, Any] | None = None, session: str | Path | None = None) -> ChatSession:
-        """A conversation with this engine (:class:`~criss_rag.chat.ChatSession`): follow-ups are
+        """A conversation with this engine (:class:`~criss_rag.answering.chat.ChatSession`): follow-ups are
         condensed into standalone questions; ``session`` resumes a file written by ``save``."""
-        from criss_rag.chat import ChatSession
+        from criss_rag.answering.chat import ChatSession
 
         if session is not None and Path(session).exists():
             return ChatSession.load(session, self, filters=filters)
@@ -478,7 +478,7 @@ def verify_citations(text: str, context: Context, verifier: Verifier | None = No
                      query: Query | None = None) -> CitationCheck:
     """Keep markers that point at real evidence, drop the others, and number the citations.
 
-    With a ``verifier`` (e.g. :class:`criss_rag.support.LexicalSupport`) each sentence of ``text``
+    With a ``verifier`` (e.g. :class:`criss_rag.answering.sentence_check.LexicalSupport`) each sentence of ``text``
     is also judged against the evidence; sentences citing numbers that match no evidence keep them
     in ``invalid_citations``.
     """

@@ -14,7 +14,7 @@ from criss_rag.config import ComponentConfig, PipelineConfig, load_pipeline_conf
 from criss_rag.config.model import not_in_index_key, stable_hash
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ComponentError, ConfigError, CrissRagError
-from criss_rag.llama_settings import guard_llama_settings
+from criss_rag.component_helpers.llama_settings import guard_llama_settings
 from criss_rag.plugins import PluginHost
 
 
@@ -90,7 +90,7 @@ class Pipeline:
         return self.build(cc)
 
     def embed_documents(self, texts: Any, spec: str | dict[str, Any] | None = None, *, requested_by: str) -> Any:
-        from criss_rag.embedding_cache import embed_with_cache
+        from criss_rag.indexing.embedding_cache import embed_with_cache
 
         if spec is not None:
             embedding = self.named("embedding", spec, requested_by=requested_by)
@@ -153,7 +153,7 @@ class Pipeline:
 
     def embedding_cache(self) -> Any:
         """The embedding cache of this config's index root (close it when done)."""
-        from criss_rag.embedding_cache import EmbeddingCache
+        from criss_rag.indexing.embedding_cache import EmbeddingCache
 
         return EmbeddingCache(self.config.index_dir / ".cache" / "embeddings.sqlite")
 

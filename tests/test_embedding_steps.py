@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from criss_rag.embedding_cache import EmbeddingCache, embed_with_cache
+from criss_rag.indexing.embedding_cache import EmbeddingCache, embed_with_cache
 from criss_rag.testing import CountingEmbedding
 from test_incremental_ingest import _cached_vectors
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict
 from criss_rag import hookimpl
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.testing import FAKE_PIPELINE_YAML, EchoGenerator, pipeline_from_yaml, run_pipeline
 
 

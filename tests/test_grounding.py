@@ -20,7 +20,7 @@ from criss_rag.errors import ConfigError
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
 from criss_rag.testing.servers import OllamaStubServer, OpenAIStubServer
-from criss_rag.thinking import ThinkSplitter, split_thinking
+from criss_rag.answering.thinking import ThinkSplitter, split_thinking
 from criss_rag.types import AnswerEvent, ProgressEvent, ThinkingEvent, TokenEvent
 
 CORPUS = [
@@ -296,7 +296,7 @@ def test_the_gated_stream_asks_the_verifier_once_per_sentence(workdir, host):
 
 
 def test_progress_names_every_hop_filter_and_reranker_in_order(tmp_path):
-    from criss_rag.indexing import ingest
+    from criss_rag.indexing.ingestion import ingest
     from criss_rag.testing import FAKE_PIPELINE_YAML
 
     yaml_text = FAKE_PIPELINE_YAML.replace("min_score: 1", "min_score: 0") + (

@@ -14,7 +14,7 @@ import pytest
 
 from criss_rag.errors import ComponentError, ConfigError
 from criss_rag.plugins import PluginHost
-from criss_rag.structured import complete_json
+from criss_rag.component_helpers.structured_output import complete_json
 from criss_rag.testing import pipeline_from_yaml
 
 QUESTION = "Evidence:\n[1] Smoking is the main cause of lung cancer.\n\nQuestion: What is the main cause of lung cancer?"

@@ -15,7 +15,7 @@ from fpdf import FPDF
 from serve_fixtures import engine_for
 
 from criss_rag.errors import DataError
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.testing import pipeline_from_yaml, plugin_host
 
 JSONL_YAML = """\
@@ -121,7 +121,7 @@ def test_an_ipv6_host_is_printed_in_brackets():
 def test_the_ingest_summary_credits_the_embedding_cache_only_with_what_it_gave():
     from pathlib import Path
 
-    from criss_rag.ingest_report import IngestReport
+    from criss_rag.indexing.ingest_report import IngestReport
 
     def line(embedded: int | None, new_chunks: int) -> str:
         report = IngestReport(index_dir=Path("i"), key="k", built=True, documents=2, chunks=10, mean_chunk_tokens=1,

@@ -11,7 +11,7 @@ from llama_index.core.schema import NodeWithScore, TextNode
 
 from criss_rag.cli.main import build_cli
 from criss_rag.plugins import PluginHost
-from criss_rag.source_titles import source_titles
+from criss_rag.answering.source_titles import source_titles
 from criss_rag.types import Context, Evidence, Hit
 
 SURGERY = "Surgery removes the part of the liver that holds the tumour when the rest of the liver works well."

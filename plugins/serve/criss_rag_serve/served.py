@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from criss_rag.engine import Engine
-from criss_rag.index_store import IndexStore
+from criss_rag.indexing.index_store import IndexStore
 from criss_rag.pipeline import Pipeline
 
 log = logging.getLogger("criss_rag_serve")

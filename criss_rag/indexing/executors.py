@@ -28,7 +28,7 @@ from criss_rag.plugins import PluginHost
 LOCAL = "local"
 #: What a worker receives: a picklable callable that builds the batch function once per worker.
 Setup = Callable[[], Callable[[list[Any]], list[Any]]]
-log = logging.getLogger("criss_rag.executors")
+log = logging.getLogger("criss_rag.indexing.executors")
 
 
 def open_executor(pipeline: Pipeline, name: str | None, settings: Sequence[str] = ()) -> Any | None:
@@ -81,7 +81,7 @@ def embed_on_executor(pipeline: Pipeline, chunks: Sequence[Any], executor: Any, 
     from llama_index.core.schema import MetadataMode
     from tqdm import tqdm
 
-    from criss_rag.embedding_cache import text_key
+    from criss_rag.indexing.embedding_cache import text_key
 
     texts = list(dict.fromkeys(chunk.get_content(MetadataMode.EMBED) for chunk in chunks))
     model_id = pipeline.embedding_model_id()
@@ -106,7 +106,7 @@ def _embedder(config: Any, host_recipe: Callable[[], PluginHost]) -> Callable[[l
     """On a worker: the pipeline's embedding model, built from the same config."""
     import numpy as np
 
-    from criss_rag.embedding_cache import text_key
+    from criss_rag.indexing.embedding_cache import text_key
 
     embedding = Pipeline(config, host_recipe()).embedding(requested_by="executor")
 

@@ -4,8 +4,8 @@
 ``<!-- params KIND:NAME -->`` and ``<!-- /params -->`` and is rewritten from the model, so the
 reference cannot drift from the code (a test fails when the checked-in file is stale)::
 
-    python -m criss_rag.docs_reference docs/yaml-reference.md          # rewrite the tables
-    python -m criss_rag.docs_reference docs/yaml-reference.md --check  # exit 1 if stale
+    python -m criss_rag.config.reference_tables docs/yaml-reference.md          # rewrite the tables
+    python -m criss_rag.config.reference_tables docs/yaml-reference.md --check  # exit 1 if stale
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     fresh = update(current, PluginHost(strict=True).registry)
     if args.check:
         if fresh != current:
-            print(f"{args.path} is stale: run python -m criss_rag.docs_reference {args.path}", file=sys.stderr)
+            print(f"{args.path} is stale: run python -m criss_rag.config.reference_tables {args.path}", file=sys.stderr)
             return 1
         return 0
     args.path.write_text(fresh, encoding="utf-8")
