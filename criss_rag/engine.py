@@ -101,6 +101,24 @@ class Engine:
         return self.manifest.corpus_version
 
     @property
+    def corpus_label(self) -> str:
+        """``v<corpus version>:<corpus fingerprint>``: which content this engine answers from (what a
+        server shows in ``/health`` and its ``X-Corpus-Version`` header)."""
+        return corpus_version_text(self.manifest)
+
+    def version_on_disk(self) -> Path | None:
+        """The version folder the index's link points at now (``None`` when it is gone): another
+        folder than ``index_dir`` once an ingest has swapped a newer version in."""
+        store = IndexStore(self.pipeline.config.index_dir)
+        link = store.path(self.manifest.key)
+        return store.current(self.manifest.key) if link.exists() else None
+
+    def reopen(self) -> Engine:
+        """A new engine on the current version of this engine's index: the same config, new components
+        (this engine keeps answering from its own version until it is dropped)."""
+        return Engine.open(Pipeline(self.pipeline.config, self.pipeline.host))
+
+    @property
     def corpus_id(self) -> str:
         """``<index key>:v<corpus version>:<corpus fingerprint>``: changes whenever the content this
         engine answers from changes, even if the index folder is deleted and rebuilt, so it can key

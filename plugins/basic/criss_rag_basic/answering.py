@@ -7,11 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from criss_rag.config.references import refers_to
+from criss_rag.plugin_utils import INSUFFICIENT_EVIDENCE, detect_language, message_for, refers_to
 from criss_rag.context import ComponentContext
-from criss_rag.answering.refusal_messages import INSUFFICIENT_EVIDENCE
-from criss_rag.language.chinese_script import message_for
-from criss_rag.language.text import detect_language
 from criss_rag.types import Context, Evidence, Hit, Query, Refusal
 from criss_rag_basic.languages import hit_language
 

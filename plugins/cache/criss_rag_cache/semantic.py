@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.language.text import detect_language
+from criss_rag.plugin_utils import detect_language
 from criss_rag.types import Answer, CacheHit, CacheScope, Query
 
 from criss_rag.lexicon.equivalence import canonical_text, compare

@@ -16,11 +16,8 @@ from typing import Any, Literal
 from llama_index.core.llms import ChatMessage
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.config.references import refers_to
+from criss_rag.plugin_utils import CLAUSE_THRESHOLD, LEXICAL_THRESHOLD as DEFAULT_THRESHOLD, MEANING_THRESHOLD, LexicalSupport, MeaningSupport, refers_to
 from criss_rag.context import ComponentContext
-from criss_rag.answering.meaning_check import CLAUSE_THRESHOLD, MeaningSupport
-from criss_rag.answering.meaning_check import DEFAULT_THRESHOLD as MEANING_THRESHOLD
-from criss_rag.answering.sentence_check import DEFAULT_THRESHOLD, LexicalSupport
 from criss_rag.types import Context, Query, SentenceSupport
 
 DEFAULT_CHECK_PROMPT = (

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from criss_rag.config.model import NOT_IN_INDEX_KEY
+from criss_rag.plugin_utils import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError
 

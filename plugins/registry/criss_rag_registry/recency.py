@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.config.references import DECLARES_SIGNAL
+from criss_rag.plugin_utils import DECLARES_SIGNAL
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
 from criss_rag.types import Hit, Query
