@@ -24,6 +24,7 @@ from criss_rag.context import ComponentContext
 from criss_rag.errors import ComponentError, ConfigError, CrissRagError
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
+from criss_rag.protocols import check_protocol
 
 LOCAL = "local"
 #: What a worker receives: a picklable callable that builds the batch function once per worker.
@@ -52,11 +53,13 @@ def open_executor(pipeline: Pipeline, name: str | None, settings: Sequence[str] 
         raise ConfigError(_explain_validation(exc, spec.params_model, spec, "executor", (),
                                               lambda path: "--executor-set")) from None
     try:
-        return spec.factory(params, ComponentContext(pipeline, "executor"))
+        executor = spec.factory(params, ComponentContext(pipeline, "executor"))
     except CrissRagError:
         raise
     except Exception as exc:
         raise ComponentError(f"executor {name!r} (plugin {spec.plugin!r}) failed to start: {type(exc).__name__}: {exc}") from exc
+    check_protocol("executor", spec, executor)
+    return executor
 
 
 def run_batches(executor: Any, setup: Setup, batches: Iterable[list[Any]]) -> Iterator[list[Any]]:
