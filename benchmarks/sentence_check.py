@@ -33,7 +33,7 @@ from pathlib import Path
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from criss_rag.answering import meaning_check as meaning
-from criss_rag.engine import DEFAULT_VERIFIER
+from criss_rag.answering.steps import DEFAULT_VERIFIER
 from criss_rag.lexicon import claims as claims_module
 from criss_rag.lexicon.edits import tokens
 from criss_rag.lexicon.terms import content_terms

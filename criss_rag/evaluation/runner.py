@@ -66,8 +66,8 @@ class _RecordingContext:
 class RecordingPipeline(Pipeline):
     """A pipeline whose context builder reports the evidence it numbered (per thread)."""
 
-    def build(self, cc: Any) -> Any:
-        component = super().build(cc)
+    def build(self, cc: Any, protocol: Any = None) -> Any:
+        component = super().build(cc) if protocol is None else super().build(cc, protocol)
         return _RecordingContext(component) if cc.stage == "context" else component
 
 
