@@ -47,6 +47,11 @@ _SOURCES: dict[str, str] = {
     "can_constrain": "criss_rag.component_helpers.structured_output",
     "ParseStats": "criss_rag.component_helpers.structured_output",
     "split_thinking": "criss_rag.answering.thinking",
+    "USAGE_KEYS": "criss_rag.component_helpers.llm_clients",
+    "usage_of": "criss_rag.component_helpers.llm_clients",
+    "with_usage": "criss_rag.component_helpers.llm_clients",
+    "retries_text": "criss_rag.component_helpers.llm_clients",
+    "http_url": "criss_rag.component_helpers.llm_clients",
     "LazyModelEmbedding": "criss_rag.component_helpers.local_embedding",
     # answers: sentences, markers, the sentence checks, refusal messages
     "strip_markers": "criss_rag.answering.sentence_check",
@@ -79,6 +84,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ below l
     from criss_rag.answering.sentence_check import LexicalSupport, answer_pieces, answer_sentences, strip_markers
     from criss_rag.answering.thinking import split_thinking
     from criss_rag.cli.context import host_from
+    from criss_rag.component_helpers.llm_clients import USAGE_KEYS, http_url, retries_text, usage_of, with_usage
     from criss_rag.component_helpers.loader_files import (
         corpus_file,
         file_fingerprint,

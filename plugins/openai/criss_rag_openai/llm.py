@@ -28,7 +28,8 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.llms.openai import OpenAI
 from llama_index.llms.openai_like import OpenAILike
 
-from criss_rag_openai.errors import Endpoint, finished, raise_for, unfinished_stream, with_usage
+from criss_rag.plugin_utils import with_usage
+from criss_rag_openai.errors import Endpoint, finished, raise_for, unfinished_stream
 
 
 def _inner(method: Any) -> Any:
