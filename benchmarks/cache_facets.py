@@ -28,10 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
+from criss_rag.language.text import detect_language
 from criss_rag.lexicon.facets import extract
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
-from criss_rag.text import detect_language
 from criss_rag.types import Answer, CacheScope, Query, Trace
 
 PAIRS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "cache_pairs.jsonl"

@@ -33,8 +33,8 @@ import numpy as np
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 from criss_rag.engine import Engine  # noqa: E402
-from criss_rag.executors import open_executor  # noqa: E402
-from criss_rag.indexing import ingest  # noqa: E402
+from criss_rag.indexing.executors import open_executor  # noqa: E402
+from criss_rag.indexing.ingestion import ingest  # noqa: E402
 from criss_rag.pipeline import Pipeline  # noqa: E402
 from criss_rag.plugins import PluginHost  # noqa: E402
 from criss_rag.types import Query  # noqa: E402

@@ -27,7 +27,7 @@ MODELS = {"minilm": {}, "multilingual-e5": {"threads": 1}, "multilingual-use": {
 def chunk_texts(limit: int) -> list[str]:
     from llama_index.core.schema import MetadataMode
 
-    from criss_rag.indexing import load_documents
+    from criss_rag.indexing.ingestion import load_documents
 
     pipeline = Pipeline.from_file(ROOT / "examples" / "default.yaml", PluginHost())
     chunker = pipeline.build(pipeline.config.one("chunker"))

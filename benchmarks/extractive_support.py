@@ -19,10 +19,10 @@ from collections import defaultdict
 
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from criss_rag.engine import DEFAULT_VERIFIER
+from criss_rag.answering.sentence_check import LexicalSupport, unchecked_sentences
+from criss_rag.answering.steps import DEFAULT_VERIFIER
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
-from criss_rag.support import LexicalSupport, unchecked_sentences
 from criss_rag.types import Context, Evidence, Hit, Query
 
 

@@ -29,8 +29,8 @@ import tempfile
 from pathlib import Path
 
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
-from criss_rag.ingest_report import IngestReport
+from criss_rag.indexing.ingest_report import IngestReport
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 from criss_rag.types import Query

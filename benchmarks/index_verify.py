@@ -11,8 +11,8 @@ import argparse
 import time
 from pathlib import Path
 
-from criss_rag.index_integrity import file_digests, verify_files
-from criss_rag.index_store import MANIFEST
+from criss_rag.indexing.index_integrity import file_digests, verify_files
+from criss_rag.indexing.index_store import MANIFEST
 
 
 def main() -> None:

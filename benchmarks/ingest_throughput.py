@@ -52,7 +52,7 @@ def pipeline_for(corpus: Path, index_dir: Path, extra: list[str] | None = None):
 def throughput(documents: int, repeats: int) -> None:
     from llama_index.core.schema import MetadataMode
 
-    from criss_rag.indexing import ingest, load_documents
+    from criss_rag.indexing.ingestion import ingest, load_documents
 
     with tempfile.TemporaryDirectory(prefix="criss-rag-ingest-") as tmp:
         corpus, index_dir = Path(tmp) / "corpus.jsonl", Path(tmp) / "index"
@@ -101,7 +101,7 @@ def throughput(documents: int, repeats: int) -> None:
 
 def memory_point(copies: int, documents: int) -> None:
     """In a fresh process: ingest ``copies`` x the corpus with a hash embedding; print RSS figures."""
-    from criss_rag.indexing import ingest
+    from criss_rag.indexing.ingestion import ingest
 
     with tempfile.TemporaryDirectory(prefix="criss-rag-ingest-mem-") as tmp:
         corpus, index_dir = Path(tmp) / "corpus.jsonl", Path(tmp) / "index"

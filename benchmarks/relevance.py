@@ -29,9 +29,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from criss_rag.engine import Engine
+from criss_rag.language.text import detect_language
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
-from criss_rag.text import detect_language
 
 DEFAULT_POLICY = "{min_coverage: 0.5}"
 

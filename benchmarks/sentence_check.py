@@ -32,17 +32,18 @@ from pathlib import Path
 
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from criss_rag import meaning
-from criss_rag.engine import DEFAULT_VERIFIER, Engine
+from criss_rag.answering import meaning_check as meaning
+from criss_rag.answering.sentence_check import LexicalSupport
+from criss_rag.answering.steps import DEFAULT_VERIFIER
+from criss_rag.engine import Engine
+from criss_rag.language.text import split_sentences
 from criss_rag.lexicon import claims as claims_module
 from criss_rag.lexicon.edits import tokens
 from criss_rag.lexicon.terms import content_terms
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
-from criss_rag.support import LexicalSupport
 from criss_rag.testing import pipeline_from_yaml
 from criss_rag.testing.servers import OpenAIStubServer
-from criss_rag.text import split_sentences
 from criss_rag.types import Context, Evidence, Hit, Query, SentenceSupport
 
 EDIT_KINDS = ("negation", "number", "stage", "entity", "population", "direction", "invented")

@@ -12,11 +12,11 @@ from types import SimpleNamespace
 import pytest
 from llama_index.core.schema import MetadataMode, NodeRelationship, NodeWithScore
 
+from criss_rag.component_helpers.loader_files import make_document
 from criss_rag.errors import DataError
+from criss_rag.language.text import detect_language, split_sentences
 from criss_rag.plugins import PluginHost
-from criss_rag.sources import make_document
 from criss_rag.testing import fake_plugin, pipeline_from_yaml, replaced, run_pipeline
-from criss_rag.text import detect_language, split_sentences
 from criss_rag.types import Answer, Citation, Context, Evidence, Hit, Query, Trace, text_node
 from criss_rag_basic.analyzers import EnglishAnalyzer, StandardAnalyzer
 from criss_rag_basic.answering import DEFAULT_REFUSALS, EvidenceThreshold, NumberedContext
@@ -419,7 +419,7 @@ def test_html_blocks_become_lines():
 def test_html_lists_keep_their_items_in_four_languages():
     """Each <li> a line of its own with its bullet or number, so the items stay items (sentences)
     through chunking and quoting instead of one run-on line."""
-    from criss_rag.text import split_sentences
+    from criss_rag.language.text import split_sentences
 
     lists = {
         "en": (
@@ -1017,7 +1017,7 @@ def test_evidence_type_is_what_the_context_holds():
 
 
 def test_the_extractive_generator_quotes_a_lead_in_with_its_list_items_one_per_line():
-    from criss_rag.text import split_sentences
+    from criss_rag.language.text import split_sentences
     from criss_rag_basic.extractive import quoted_body, with_their_lists
 
     units = {1: split_sentences("Liver cancer may cause:\n- pain under the right ribs\n- yellow skin and eyes\n"

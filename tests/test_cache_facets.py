@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from criss_rag.language.text import detect_language
 from criss_rag.lexicon.facets import Facets, extract
-from criss_rag.text import detect_language
 
 PAIRS = [json.loads(line) for line in
          (Path(__file__).parent / "fixtures" / "cache_pairs.jsonl").read_text(encoding="utf-8").splitlines()]

@@ -1,4 +1,4 @@
-"""Multi-turn chat (:mod:`criss_rag.chat`): condensing follow-ups (offline heuristic and LLM),
+"""Multi-turn chat (:mod:`criss_rag.answering.chat`): condensing follow-ups (offline heuristic and LLM),
 token-bounded memory, citations every turn, streaming, saving and resuming, ``criss-rag chat``.
 
 LLMs are real LlamaIndex clients against the loopback stub servers."""
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from criss_rag.chat import ChatSession, condense_offline, find_topic, read_session
+from criss_rag.answering.chat import ChatSession, condense_offline, find_topic, read_session
 from criss_rag.cli.main import build_cli
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from criss_rag.chat import condense_offline
-from criss_rag.chinese_script import (
+from criss_rag.answering.chat import condense_offline
+from criss_rag.answering.grounding_policy import off_topic
+from criss_rag.language.chinese_script import (
     SIMPLIFIED_OF,
     SIMPLIFIED_ONLY,
     TRADITIONAL_ONLY,
@@ -16,7 +17,6 @@ from criss_rag.chinese_script import (
     message_for,
     simplified_chars,
 )
-from criss_rag.grounding import off_topic
 from criss_rag.types import RelevanceVerdict
 from criss_rag_basic.answering import DEFAULT_REFUSALS
 from criss_rag_basic.extractive import NOTICES

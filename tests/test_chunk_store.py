@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from llama_index.core.schema import TextNode
 
-from criss_rag.chunk_store import ChunkStore
+from criss_rag.indexing.chunk_store import ChunkStore
 
 CHUNKS = [
     TextNode(text="간암은 간세포에서 시작됩니다.", id_="ko-1", metadata={"doc_id": "liver-ko"}),

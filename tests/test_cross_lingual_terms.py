@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
 from criss_rag.types import Query

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from criss_rag.answering.refusal_messages import INSUFFICIENT_EVIDENCE
 from criss_rag.cli.main import build_cli
 from criss_rag.engine import Engine
 from criss_rag.plugins import PluginHost
-from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
 from criss_rag.testing.servers import OpenAIStubServer
 from criss_rag.types import AnswerEvent, TokenEvent

@@ -202,19 +202,19 @@ def test_every_bundled_component_is_in_the_yaml_reference():
 def test_yaml_reference_params_tables_are_generated_and_fresh():
     """Each bundled component's section holds its params table between generated markers, and the
     checked-in tables equal what the Params models generate today."""
-    from criss_rag.docs_reference import update
+    from criss_rag.config.reference_tables import update
 
     text = read_doc("yaml-reference.md")
     no_block = [f"{spec.kind}:{spec.name}" for spec in bundled_specs()
                 if f"<!-- params {spec.kind}:{spec.name} -->" not in (component_section(text, spec) or "")]
     assert not no_block, f"yaml-reference.md sections without a `<!-- params KIND:NAME -->` block: {no_block}"
     assert update(text, PluginHost(strict=True).registry) == text, (
-        "docs/yaml-reference.md is stale: run `python -m criss_rag.docs_reference docs/yaml-reference.md`"
+        "docs/yaml-reference.md is stale: run `python -m criss_rag.config.reference_tables docs/yaml-reference.md`"
     )
 
 
 def test_every_bundled_param_has_a_description():
-    from criss_rag.docs_reference import undocumented
+    from criss_rag.config.reference_tables import undocumented
 
     missing = {f"{spec.kind}:{spec.name}": undocumented(spec.params_model) for spec in bundled_specs()}
     missing = {key: names for key, names in missing.items() if names}

@@ -13,7 +13,7 @@ from llama_index.core.schema import NodeWithScore, TextNode
 
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import fake_plugin, pipeline_from_yaml
 from criss_rag.types import FilterOutcome, Hit, Query

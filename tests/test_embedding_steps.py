@@ -12,7 +12,7 @@ import time
 
 from test_incremental_ingest import _cached_vectors
 
-from criss_rag.embedding_cache import EmbeddingCache, embed_with_cache
+from criss_rag.indexing.embedding_cache import EmbeddingCache, embed_with_cache
 from criss_rag.testing import CountingEmbedding, replaced
 
 KILLABLE = """\

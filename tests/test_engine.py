@@ -9,8 +9,14 @@ from pydantic import BaseModel, ConfigDict
 from criss_rag import hookimpl
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError
-from criss_rag.indexing import ingest
-from criss_rag.testing import FAKE_PIPELINE_YAML, engine_from_yaml, pipeline_from_yaml, replaced, run_pipeline
+from criss_rag.indexing.ingestion import ingest
+from criss_rag.testing import (
+    FAKE_PIPELINE_YAML,
+    engine_from_yaml,
+    pipeline_from_yaml,
+    replaced,
+    run_pipeline,
+)
 
 
 def test_answer_cites_evidence_and_traces_every_stage(tmp_path):

@@ -16,15 +16,15 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
+from criss_rag.answering.refusal_messages import INSUFFICIENT_EVIDENCE
+from criss_rag.answering.sentence_check import LexicalSupport, answer_sentences
 from criss_rag.cli.main import build_cli
 from criss_rag.engine import Engine, verify_citations
 from criss_rag.errors import ComponentError, ConfigError
+from criss_rag.language.text import detect_language
 from criss_rag.plugins import PluginHost
-from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE
-from criss_rag.support import LexicalSupport, answer_sentences
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, replaced
 from criss_rag.testing.servers import Failure, OllamaStubServer, OpenAIStubServer, RecordedRequest
-from criss_rag.text import detect_language
 from criss_rag.types import AnswerEvent, ChatTurn, Context, ErrorEvent, Evidence, Hit, Query, TokenEvent, text_node
 
 SECRET = "sk-criss-generate-0123456789"

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from criss_rag.answering.thinking import ThinkSplitter, split_thinking
 from criss_rag.cli.main import build_cli
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, replaced
 from criss_rag.testing.servers import OllamaStubServer, OpenAIStubServer
-from criss_rag.thinking import ThinkSplitter, split_thinking
 from criss_rag.types import AnswerEvent, ProgressEvent, ThinkingEvent, TokenEvent
 
 CORPUS = [
@@ -316,7 +316,7 @@ def test_the_gated_stream_asks_the_verifier_once_per_sentence(workdir, host):
 
 
 def test_progress_names_every_hop_filter_and_reranker_in_order(tmp_path):
-    from criss_rag.indexing import ingest
+    from criss_rag.indexing.ingestion import ingest
     from criss_rag.testing import FAKE_PIPELINE_YAML
 
     yaml_text = replaced(FAKE_PIPELINE_YAML, "min_score: 1", "min_score: 0") + (

@@ -14,9 +14,9 @@ from llama_index.core.schema import MetadataMode
 from criss_rag import hookimpl, hookspecs
 from criss_rag.cli.main import build_cli
 from criss_rag.context import ComponentContext
-from criss_rag.embedding_cache import text_key
-from criss_rag.executors import open_executor
-from criss_rag.indexing import ingest
+from criss_rag.indexing.embedding_cache import text_key
+from criss_rag.indexing.executors import open_executor
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.registry import KINDS
 from criss_rag.testing import (
     FAKE_PIPELINE_YAML,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from criss_rag.engine import Engine
-from criss_rag.indexing import StaleIndexError, ingest
+from criss_rag.indexing.ingestion import StaleIndexError, ingest
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Query
 

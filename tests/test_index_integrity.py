@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from criss_rag.cli.main import build_cli
 from criss_rag.engine import Engine
 from criss_rag.errors import CrissRagError, IndexStoreError
-from criss_rag.index_store import MANIFEST
-from criss_rag.indexing import ingest
+from criss_rag.indexing.index_store import MANIFEST
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.testing import pipeline_from_yaml, plugin_host
 
 YAML = """\

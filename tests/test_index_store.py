@@ -9,7 +9,7 @@ import pytest
 
 from criss_rag.engine import Engine
 from criss_rag.errors import IndexStoreError
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host, replaced
 
 QUESTION = "Which test finds colorectal polyps?"

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from criss_rag import hookimpl
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host, replaced
 
 NORMAL = [

@@ -18,8 +18,8 @@ from pydantic import BaseModel
 
 from criss_rag import hookimpl
 from criss_rag.errors import IndexStoreError
-from criss_rag.index_store import IndexLock, IndexStore
-from criss_rag.indexing import ingest, pipeline_index_key
+from criss_rag.indexing.index_store import IndexLock, IndexStore
+from criss_rag.indexing.ingestion import ingest, pipeline_index_key
 from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host, replaced
 
 

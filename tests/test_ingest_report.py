@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from criss_rag.ingest_report import IngestReport
+from criss_rag.indexing.ingest_report import IngestReport
 
 
 def test_the_ingest_summary_credits_the_embedding_cache_only_with_what_it_gave():

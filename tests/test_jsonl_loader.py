@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from criss_rag.errors import DataError
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 
 JSONL_YAML = """\

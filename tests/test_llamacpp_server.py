@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from criss_rag.component_helpers.structured_output import complete_json
 from criss_rag.errors import ComponentError
 from criss_rag.plugins import PluginHost
-from criss_rag.structured import complete_json
 from criss_rag.testing import pipeline_from_yaml
 
 

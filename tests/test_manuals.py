@@ -187,7 +187,7 @@ def test_long_table_is_cut_between_rows_with_the_header_repeated():
 
 
 def _doc(text: str, **metadata):
-    from criss_rag.sources import make_document
+    from criss_rag.component_helpers.loader_files import make_document
 
     return make_document("d", text, {"title": "T", **metadata}, ["title"])
 
@@ -362,7 +362,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 @pytest.fixture(scope="module")
 def manuals_engine(tmp_path_factory):
     from criss_rag.engine import Engine
-    from criss_rag.indexing import ingest
+    from criss_rag.indexing.ingestion import ingest
     from criss_rag.pipeline import Pipeline
     from criss_rag.plugins import PluginHost
 

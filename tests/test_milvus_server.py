@@ -16,7 +16,7 @@ from pymilvus import MilvusClient
 from test_milvus import CANCERS, CORPUS, FILTERS, YAML
 
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Query
 from criss_rag_milvus.standalone import StandaloneMilvus

@@ -12,7 +12,7 @@ import pytest
 
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Hit, Query
 

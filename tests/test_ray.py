@@ -20,8 +20,8 @@ from criss_rag.errors import ComponentError, ConfigError
 from criss_rag.evaluation.experiment import load_experiment
 from criss_rag.evaluation.records import RECORDS, RecordWriter, read_records
 from criss_rag.evaluation.runner import run_experiment
-from criss_rag.executors import embed_on_executor, open_executor
-from criss_rag.indexing import ingest
+from criss_rag.indexing.executors import embed_on_executor, open_executor
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Query
 

@@ -22,7 +22,7 @@ from test_ray import DOCS, N_QUESTIONS, comparable, make_experiment
 from criss_rag.evaluation.experiment import load_experiment
 from criss_rag.evaluation.records import RECORDS, read_records
 from criss_rag.evaluation.runner import run_experiment
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 from criss_rag_ray.local_cluster import LocalRayCluster, _session_pids
 

@@ -16,7 +16,7 @@ from criss_rag.config import load_pipeline_config
 from criss_rag.context import ComponentContext
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import pipeline_from_yaml
 from criss_rag.types import FilterOutcome, Hit, Query, text_node

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from criss_rag.answering.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.engine import Engine
 from criss_rag.plugins import PluginHost
-from criss_rag.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.testing import pipeline_from_yaml
 from criss_rag.testing.servers import OpenAIStubServer
 from criss_rag.types import Context, Evidence, Hit, SentenceSupport, text_node

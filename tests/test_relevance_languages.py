@@ -1,10 +1,10 @@
-"""The relevance policy per question language, and across languages (criss_rag.relevance)."""
+"""The relevance policy per question language, and across languages (criss_rag.answering.relevance)."""
 
 import pytest
 from llama_index.core.schema import NodeWithScore
 from pydantic import ValidationError
 
-from criss_rag.relevance import RelevanceCheck, RelevancePolicy
+from criss_rag.answering.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.types import Context, Evidence, Hit, text_node
 
 

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from criss_rag import hookimpl
 from criss_rag.engine import Engine
 from criss_rag.errors import ComponentError, ConfigError
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import FakeLLM, fake_plugin, pipeline_from_yaml, replaced
 from criss_rag.testing.servers import OpenAIStubServer

@@ -1,4 +1,4 @@
-"""The meaning-aware sentence check (criss_rag.meaning), rule by rule, in English, Korean, Japanese
+"""The meaning-aware sentence check (criss_rag.answering.meaning_check), rule by rule, in English, Korean, Japanese
 and Chinese. Every passage and claim here is written for these tests: a faithful or reworded
 sentence must be supported; a sentence with one decisive thing changed must not be, and its
 problem must name what changed."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from criss_rag.meaning import MeaningSupport
+from criss_rag.answering.meaning_check import MeaningSupport
 from criss_rag.types import Context, Evidence, Hit, Query, SentenceSupport
 
 CHECK = MeaningSupport()

@@ -14,7 +14,7 @@ import pytest
 
 from criss_rag import hookimpl
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.testing import FAKE_PIPELINE_YAML, EchoGenerator, pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Generation
 from criss_rag_serve.app import create_app

@@ -9,9 +9,9 @@ import json
 from click.testing import CliRunner
 from llama_index.core.schema import NodeWithScore, TextNode
 
+from criss_rag.answering.source_titles import source_titles
 from criss_rag.cli.main import build_cli
 from criss_rag.plugins import PluginHost
-from criss_rag.source_titles import source_titles
 from criss_rag.testing import replaced
 from criss_rag.types import Context, Evidence, Hit
 

@@ -11,8 +11,8 @@ import pytest
 from llama_index.core.schema import MetadataMode
 from pydantic import ValidationError
 
+from criss_rag.component_helpers.loader_files import make_document
 from criss_rag.errors import DataError
-from criss_rag.sources import make_document
 from criss_rag_basic.chunkers import SectionChunker
 from criss_rag_basic.loaders import CsvLoader, JsonlLoader, NccJsonLoader
 from criss_rag_basic.medquad import MedQuadXmlLoader

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.testing import FAKE_PIPELINE_YAML, engine_from_yaml, pipeline_from_yaml, replaced
 
 

@@ -1,10 +1,10 @@
-"""criss_rag.text: sentence splitting and script-based language detection."""
+"""criss_rag.language.text: sentence splitting and script-based language detection."""
 
 from __future__ import annotations
 
 import pytest
 
-from criss_rag.text import detect_language, split_sentences
+from criss_rag.language.text import detect_language, split_sentences
 
 # -- split_sentences: English --------------------------------------------------------------------
 
@@ -221,7 +221,7 @@ def test_detect_language_han_versus_latin():
 
 
 def test_answer_pieces_cut_the_text_for_display_and_point_at_the_sentence_verdicts():
-    from criss_rag.support import answer_pieces, answer_sentences
+    from criss_rag.answering.sentence_check import answer_pieces, answer_sentences
 
     text = (
         "Here is what the sources say:\n간암은 간세포에서 시작됩니다. [1] Hepatitis B raises the risk [2].\n[3]\n"
@@ -245,7 +245,7 @@ def test_answer_pieces_cut_the_text_for_display_and_point_at_the_sentence_verdic
 def test_list_items_are_sentences_of_their_own_in_four_languages():
     """Bullets and numbers as each language writes them; an item ends at its line unless the next
     line is indented (a wrapped item); the text after the list is not glued to the last item."""
-    from criss_rag.text import split_sentences
+    from criss_rag.language.text import split_sentences
 
     assert split_sentences("Symptoms:\n- pain in the abdomen\n- a lump under the ribs\nSee a doctor soon.") == [
         "Symptoms:", "pain in the abdomen", "a lump under the ribs", "See a doctor soon."]

@@ -68,7 +68,7 @@ def echo_stream(events: Iterable[StreamEvent], echo: Callable[..., Any] = click.
 
 def run_chat(engine: Any, session_file: Path | None, filters: dict[str, Any], stream: bool = True) -> None:
     """The ``criss-rag chat`` loop: read a message, answer it (streamed), save the session."""
-    from criss_rag.chat import ChatSession
+    from criss_rag.answering.chat import ChatSession
 
     if session_file is not None and session_file.exists():
         session = ChatSession.load(session_file, engine, filters=filters)

@@ -37,8 +37,8 @@ def ingest(ctx: click.Context, config: Path, overrides: tuple[str, ...], force: 
            executor_settings: tuple[str, ...]) -> None:
     """Load, chunk and index the corpus the CONFIG names; a changed corpus updates only what
     changed (atomic: a crash keeps the old index)."""
-    from criss_rag.executors import open_executor
-    from criss_rag.indexing import ingest as run_ingest
+    from criss_rag.indexing.executors import open_executor
+    from criss_rag.indexing.ingestion import ingest as run_ingest
 
     pipeline = _pipeline(ctx, config, overrides, progress=True)
     runner = open_executor(pipeline, executor, executor_settings)
@@ -69,8 +69,8 @@ def open_engine(ctx: click.Context, config: Path, overrides: tuple[str, ...], bu
     so on stderr, with the ingest's progress); a stale or incompatible index is left to
     ``criss-rag ingest`` (its error says so)."""
     from criss_rag.engine import Engine
-    from criss_rag.index_store import IndexStore
-    from criss_rag.indexing import pipeline_index_key
+    from criss_rag.indexing.index_store import IndexStore
+    from criss_rag.indexing.ingestion import pipeline_index_key
 
     pipeline = _pipeline(ctx, config, overrides)
     if not build or IndexStore(pipeline.config.index_dir).has(pipeline_index_key(pipeline)):
@@ -205,7 +205,7 @@ def explain(ctx: click.Context, config: Path, overrides: tuple[str, ...]) -> Non
 def demo(ctx: click.Context, config: Path | None) -> None:
     """Ingest the bundled example corpus and answer the sample questions, offline."""
     from criss_rag.engine import Engine
-    from criss_rag.indexing import ingest as run_ingest
+    from criss_rag.indexing.ingestion import ingest as run_ingest
 
     examples = Path(__file__).resolve().parents[2] / "examples"
     config = config or examples / "default.yaml"

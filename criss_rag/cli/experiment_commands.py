@@ -48,7 +48,7 @@ def run(ctx: click.Context, experiment: Path, restart: bool, variants: tuple[str
         loaded.variants = [replace(v, concurrency=concurrency) for v in loaded.variants]
     click.echo(f"experiment {loaded.spec.name!r}: {len(loaded.variants)} variants x {len(loaded.questions)} questions "
                f"-> {loaded.output}", err=True)
-    from criss_rag.executors import open_executor
+    from criss_rag.indexing.executors import open_executor
     from criss_rag.pipeline import Pipeline
 
     runner = open_executor(Pipeline(loaded.eval_config, host), executor, executor_settings)

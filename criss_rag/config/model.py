@@ -69,7 +69,7 @@ ENGINE_KEYS: dict[str, dict[str, Any]] = {
     "rerankers": {"label": None},
     "query_transforms": {"label": None},
     "multihop": {"max_hops": 2},
-    # answer policies (criss_rag.grounding, criss_rag.relevance), for any generator
+    # answer policies (criss_rag.answering.grounding_policy, criss_rag.answering.relevance), for any generator
     "generator": {"citations": "require", "unsupported": "drop", "relevance": None},
 }
 TOP_LEVEL = {"version", "name", "description", "index", "llms", "chat", *STAGES}
@@ -86,7 +86,7 @@ DEFAULT_CONDENSE_PROMPT = (
 
 
 class ChatSettings(BaseModel):
-    """The optional top-level ``chat:`` mapping: how ``criss-rag chat`` (``criss_rag.chat``) keeps
+    """The optional top-level ``chat:`` mapping: how ``criss-rag chat`` (``criss_rag.answering.chat``) keeps
     a conversation. Not a component: it names no plugin."""
 
     model_config = ConfigDict(extra="forbid")
@@ -408,8 +408,8 @@ def stage_name(stage: str) -> str:
 
 def _answer_policies(options: dict[str, Any], path: tuple[Any, ...], where: Any, stage: str) -> dict[str, Any]:
     """The generator stage's engine keys, validated; ``relevance`` filled in with its defaults."""
-    from criss_rag.grounding import GroundingPolicy
-    from criss_rag.relevance import RelevancePolicy
+    from criss_rag.answering.grounding_policy import GroundingPolicy
+    from criss_rag.answering.relevance import RelevancePolicy
 
     checks: list[tuple[type[BaseModel], dict[str, Any], tuple[str, ...]]] = [
         (GroundingPolicy, {k: options[k] for k in ("citations", "unsupported")}, ())]

@@ -13,7 +13,7 @@ from typing import Any
 
 from criss_rag.engine import Engine
 from criss_rag.errors import DataError
-from criss_rag.sources import read_jsonl
+from criss_rag.component_helpers.loader_files import read_jsonl
 from criss_rag.types import Query
 
 GOLD_FIELDS = ("gold_doc_ids_any", "gold_doc_ids", "gold_doc_id")

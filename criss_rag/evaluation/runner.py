@@ -38,7 +38,7 @@ from criss_rag.evaluation.records import (
     record_key,
 )
 from criss_rag.evaluation.retrieval import GOLD_FIELDS
-from criss_rag.executors import run_batches
+from criss_rag.indexing.executors import run_batches
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 from criss_rag.types import Answer, Context, Hit, Query
@@ -66,8 +66,8 @@ class _RecordingContext:
 class RecordingPipeline(Pipeline):
     """A pipeline whose context builder reports the evidence it numbered (per thread)."""
 
-    def build(self, cc: Any) -> Any:
-        component = super().build(cc)
+    def build(self, cc: Any, protocol: Any = None) -> Any:
+        component = super().build(cc) if protocol is None else super().build(cc, protocol)
         return _RecordingContext(component) if cc.stage == "context" else component
 
 
@@ -111,7 +111,7 @@ def run_experiment(
     executor: Any = None,
 ) -> RunSummary:
     """Answer every pending (question, variant) pair and append its record (on ``executor``'s
-    workers when one is given: :mod:`criss_rag.executors`; records are still written here)."""
+    workers when one is given: :mod:`criss_rag.indexing.executors`; records are still written here)."""
     started = time.perf_counter()
     out = experiment.output
     out.mkdir(parents=True, exist_ok=True)
@@ -367,7 +367,7 @@ def _index_doc_ids(engine: Any) -> set[str]:
     """Ids of the documents in the variant's index: evidence 'verified' means its doc_id is one."""
     from llama_index.core.storage.docstore import SimpleDocumentStore
 
-    from criss_rag.indexing import DOCSTORE
+    from criss_rag.indexing.ingestion import DOCSTORE
 
     if engine.index_dir is None:
         return set()

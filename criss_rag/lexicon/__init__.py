@@ -7,7 +7,7 @@ plugins read from questions and sentences in English, Korean, Japanese and Chine
   treatments, tests, drugs, biomarkers, directions, timing, negations) per language.
 - :mod:`criss_rag.lexicon.facets`: :func:`~criss_rag.lexicon.facets.extract` reads a question or
   sentence into its medically decisive :class:`~criss_rag.lexicon.facets.Facets`.
-- for the sentence check (:mod:`criss_rag.meaning`): :mod:`~criss_rag.lexicon.claims` (a sentence's
+- for the sentence check (:mod:`criss_rag.answering.meaning_check`): :mod:`~criss_rag.lexicon.claims` (a sentence's
   decisive items), :mod:`~criss_rag.lexicon.negation` (cues and scope),
   :mod:`~criss_rag.lexicon.directions` (scales, comparison standards, stronger claims),
   :mod:`~criss_rag.lexicon.terms` (paraphrase-tolerant content terms),

@@ -29,7 +29,7 @@ from criss_rag.lexicon.facets import extract
 from criss_rag.lexicon import function_words as fw
 from criss_rag.lexicon.normalize import normalize, normalize_numbers
 from criss_rag.lexicon.synonyms import ACRONYMS, SYNONYMS
-from criss_rag.text import HAN, HANGUL, detect_language
+from criss_rag.language.text import HAN, HANGUL, detect_language
 
 
 @dataclass(frozen=True)

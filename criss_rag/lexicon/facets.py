@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from criss_rag.text import detect_language
+from criss_rag.language.text import detect_language
 
 from criss_rag.lexicon.facet_words import LEXICON, NEGATION, ROMAN
 

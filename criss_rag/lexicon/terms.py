@@ -17,7 +17,7 @@ from functools import lru_cache
 from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.claims import _number_words, prepare
 from criss_rag.lexicon.facet_words import LEXICON
-from criss_rag.text import detect_language
+from criss_rag.language.text import detect_language
 
 _EN_STOP = frozenset(
     """a an and are as at be been being but by can could do does did for from had has have he her his how i if in into

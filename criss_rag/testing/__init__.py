@@ -36,10 +36,10 @@ from criss_rag.config import parse_pipeline_text
 from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
-from criss_rag.text import split_sentences
+from criss_rag.language.text import split_sentences
 from criss_rag.types import (
     Answer, CacheHit, CacheScope, Context, Generation, Hit, JudgeVerdict, Query, Refusal, SentenceSupport,
 )

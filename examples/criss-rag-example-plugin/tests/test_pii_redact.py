@@ -7,8 +7,8 @@ import pytest
 from llama_index.core.schema import NodeWithScore
 
 import criss_rag_pii.plugin as plugin
+from criss_rag import PluginHost
 from criss_rag.errors import ConfigError
-from criss_rag.plugins import PluginHost
 from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced, run_pipeline
 from criss_rag.types import Hit, Query, text_node
 from criss_rag_pii import PiiRedact

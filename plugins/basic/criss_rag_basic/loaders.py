@@ -14,7 +14,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
-from criss_rag.sources import corpus_file, file_fingerprint, index_fields_param, make_document, read_csv, read_records
+from criss_rag.plugin_utils import (
+    corpus_file,
+    file_fingerprint,
+    index_fields_param,
+    make_document,
+    read_csv,
+    read_records,
+)
 from criss_rag_basic.html_text import html_to_text
 
 

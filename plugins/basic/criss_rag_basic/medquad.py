@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
-from criss_rag.sources import index_fields_param, make_document, paths_fingerprint
+from criss_rag.plugin_utils import index_fields_param, make_document, paths_fingerprint
 
 _BARE_AMPERSAND = re.compile(rb"&(?!#\d+;|#x[0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)")
 

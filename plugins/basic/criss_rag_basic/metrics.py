@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from criss_rag.context import ComponentContext
-from criss_rag.text import split_sentences
+from criss_rag.plugin_utils import split_sentences
 from criss_rag.types import Answer
 
 

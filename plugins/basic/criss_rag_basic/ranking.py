@@ -11,8 +11,8 @@ from typing import Any, Literal
 from llama_index.core.schema import NodeWithScore
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from criss_rag.config.references import DECLARES_SIGNAL, refers_to
 from criss_rag.context import ComponentContext
+from criss_rag.plugin_utils import DECLARES_SIGNAL, refers_to
 from criss_rag.types import Hit, Query
 
 

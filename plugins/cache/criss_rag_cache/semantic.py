@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.lexicon.equivalence import canonical_text, compare
 from criss_rag.lexicon.facets import Facets, extract
-from criss_rag.text import detect_language
+from criss_rag.plugin_utils import detect_language
 from criss_rag.types import Answer, CacheHit, CacheScope, Query
 from criss_rag_cache.store import CacheFile
 

@@ -11,8 +11,8 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from criss_rag.cli.context import host_from
 from criss_rag.errors import DataError
+from criss_rag.plugin_utils import host_from
 from criss_rag_crawl.cache import PageCache, cache_path_for
 from criss_rag_crawl.classify import HeuristicSettings, LlmClassifier
 from criss_rag_crawl.crawler import CrawlOptions, crawl
@@ -164,9 +164,9 @@ def _llm_classifier(ctx: click.Context, config: Path | None, key: str | None) ->
         return None
     if key is None or config is None:
         raise click.UsageError("--llm KEY and --config PIPELINE.yaml go together (the LLM is a key of its `llms:`)")
-    from criss_rag.pipeline import Pipeline
+    import criss_rag
 
-    pipeline = Pipeline.from_file(config, host_from(ctx))
+    pipeline = criss_rag.load_pipeline(config, host=host_from(ctx))
     return LlmClassifier(pipeline.llm(key, requested_by="crawl --llm"), key)
 
 

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
-from criss_rag.text import detect_language
+from criss_rag.plugin_utils import detect_language
 from criss_rag_crawl.cache import PageCache, cache_path_for
 from criss_rag_crawl.classify import MEDICAL
 from criss_rag_crawl.fetch import Fetcher, FetchSettings

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.text import detect_language
+from criss_rag.plugin_utils import detect_language
 from criss_rag.types import Query
 from criss_rag_domain.lexicon import CancerLexicon
 

@@ -23,9 +23,9 @@ from llama_index.core.storage.docstore import BaseDocumentStore
 from llama_index.core.vector_stores.types import VectorStoreQuery
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError, IndexStoreError
+from criss_rag.plugin_utils import NOT_IN_INDEX_KEY
 from criss_rag.types import Query
 
 if TYPE_CHECKING:  # faiss is imported when an index is built or loaded, not when the plugin loads

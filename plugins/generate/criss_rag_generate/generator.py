@@ -17,10 +17,9 @@ from typing import Any
 from llama_index.core.llms import ChatMessage
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ComponentError
-from criss_rag.thinking import split_thinking
+from criss_rag.plugin_utils import refers_to, split_thinking
 from criss_rag.types import Context, Generation, Query, Refusal, ThinkingEvent
 from criss_rag_generate.declines import BUILTIN_PHRASES, declined_phrase, may_still_decline, refusal_message
 from criss_rag_generate.prompts import PRESETS, Message, load_prompt

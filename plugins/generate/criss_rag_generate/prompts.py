@@ -33,10 +33,8 @@ import yaml
 from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, UndefinedError
 from jinja2.sandbox import SandboxedEnvironment
 
-from criss_rag.chinese_script import chinese_script
 from criss_rag.errors import ConfigError
-from criss_rag.support import strip_markers
-from criss_rag.text import detect_language
+from criss_rag.plugin_utils import chinese_script, detect_language, strip_markers
 from criss_rag.types import ChatTurn, Context, Query
 
 PRESETS = ("ncc", "jlcs", "criss")

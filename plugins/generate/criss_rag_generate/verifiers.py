@@ -1,6 +1,6 @@
 """Sentence verifiers (YAML ``verifier:``): whether the evidence supports each answer sentence.
 
-``meaning`` is the engine's built-in check (:mod:`criss_rag.meaning`) made configurable: its
+``meaning`` is the engine's built-in check (:mod:`criss_rag.answering.meaning_check`) made configurable: its
 thresholds, and optionally a registered analyzer for its alignment terms. ``lexical`` is the
 word-overlap check (the share of a sentence's terms found in a passage, nothing more). ``llm-check``
 adds an LLM: it asks the model about the sentences the lexical check doubts (or about all of them).
@@ -16,11 +16,9 @@ from typing import Any, Literal
 from llama_index.core.llms import ChatMessage
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
-from criss_rag.meaning import CLAUSE_THRESHOLD, MeaningSupport
-from criss_rag.meaning import DEFAULT_THRESHOLD as MEANING_THRESHOLD
-from criss_rag.support import DEFAULT_THRESHOLD, LexicalSupport
+from criss_rag.plugin_utils import CLAUSE_THRESHOLD, MEANING_THRESHOLD, LexicalSupport, MeaningSupport, refers_to
+from criss_rag.plugin_utils import LEXICAL_THRESHOLD as DEFAULT_THRESHOLD
 from criss_rag.types import Context, Query, SentenceSupport
 
 DEFAULT_CHECK_PROMPT = (

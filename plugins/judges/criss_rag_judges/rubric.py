@@ -23,8 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from criss_rag.context import ComponentContext
-from criss_rag.structured import ParseStats, complete_json
-from criss_rag.text import detect_language
+from criss_rag.plugin_utils import ParseStats, complete_json, detect_language
 from criss_rag.types import Answer, JudgeVerdict
 
 SCORES = ("correctness", "faithfulness", "completeness", "reasoning", "citation_accuracy", "tone")

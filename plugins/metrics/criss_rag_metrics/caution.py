@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.text import HAN, HANGUL, KANA
+from criss_rag.plugin_utils import HAN, HANGUL, KANA
 from criss_rag.types import Answer
 from criss_rag_metrics.common import strip_markers
 

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.text import HAN, HANGUL, KANA, split_sentences
+from criss_rag.plugin_utils import HAN, HANGUL, KANA, split_sentences
 from criss_rag.types import Answer
 from criss_rag_metrics.common import corpus_ids, evidence_of, strip_markers
 

@@ -17,9 +17,9 @@ from llama_index.core.storage.docstore import BaseDocumentStore
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from tqdm import tqdm
 
-from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError, IndexStoreError
+from criss_rag.plugin_utils import NOT_IN_INDEX_KEY
 from criss_rag.types import Query
 from criss_rag_milvus.pushdown import PushDown, columns_for, combined_expression
 

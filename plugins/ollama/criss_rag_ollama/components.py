@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
+from criss_rag.plugin_utils import NOT_IN_INDEX_KEY, http_url
 
 if TYPE_CHECKING:
     from criss_rag_ollama.embedding import GuardedOllamaEmbedding
@@ -23,9 +23,7 @@ DEFAULT_BASE_URL = "http://127.0.0.1:11434"
 
 
 def check_base_url(value: str) -> str:
-    if not value.startswith(("http://", "https://")):
-        raise ValueError(f"must be an http:// or https:// URL, e.g. {DEFAULT_BASE_URL} (got {value!r})")
-    return value.rstrip("/")
+    return http_url(value, DEFAULT_BASE_URL)
 
 
 class OllamaParams(BaseModel):

@@ -34,9 +34,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.config.references import DECLARES_SIGNAL
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
+from criss_rag.plugin_utils import DECLARES_SIGNAL
 from criss_rag.types import Hit, Query
 from criss_rag_registry.staging import check_fields, cue_pattern, version_key
 from criss_rag_registry.years import YearRangeReader, request_year

@@ -15,9 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
-from criss_rag.structured import ParseStats, can_constrain, complete_json
+from criss_rag.plugin_utils import ParseStats, can_constrain, complete_json, refers_to
 from criss_rag.types import Hit, Query
 
 log = logging.getLogger(__name__)

@@ -24,10 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from sse_starlette.sse import EventSourceResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from criss_rag import __version__
-from criss_rag.cache import corpus_version
-from criss_rag.chat import ChatSession
-from criss_rag.engine import Engine
+from criss_rag import ChatSession, Engine, __version__
 from criss_rag.types import Answer
 from criss_rag_serve.jobs import ApiError, run_job, stream_job
 from criss_rag_serve.limits import AnswerPool
@@ -133,7 +130,7 @@ class Guard:
 
 def version_headers(engine: Engine) -> dict[str, str]:
     """Which corpus version answered: ``X-Corpus-Version`` (``v<N>:<fingerprint>``) and the index folder."""
-    return {"X-Corpus-Version": corpus_version(engine.manifest), "X-Index-Version": engine.index_dir.name}
+    return {"X-Corpus-Version": engine.corpus_label, "X-Index-Version": engine.index_dir.name}
 
 
 def create_app(engine: Engine, settings: ServeSettings, token: str | None = None) -> FastAPI:
@@ -291,7 +288,7 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
                 components[stage] = value.name
         cache = config.one("cache")
         return Health(status="ok", index_loaded=True, pipeline=config.name, config_hash=engine.config_hash,
-                      index_key=engine.manifest.key, corpus_version=corpus_version(engine.manifest),
+                      index_key=engine.manifest.key, corpus_version=engine.corpus_label,
                       documents=engine.manifest.documents, chunks=engine.manifest.chunks, components=components,
                       cache=cache.name if cache else None, sessions=len(sessions), warm_up_s=engine.warmed_up,
                       in_flight=executor.in_flight, answer_threads=executor.threads(), **served.status())

@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from criss_rag.errors import CrissRagError
-from criss_rag.support import answer_pieces
+from criss_rag.plugin_utils import answer_pieces
 from criss_rag.types import Answer, AnswerEvent, ErrorEvent, ProgressEvent, StreamEvent, ThinkingEvent, TokenEvent
 from criss_rag_serve.sources import shown_answer
 

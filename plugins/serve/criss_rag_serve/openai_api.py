@@ -42,8 +42,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette.sse import EventSourceResponse
 
-from criss_rag.chat import ChatSession, Exchange
-from criss_rag.engine import Engine
+from criss_rag import ChatSession, Engine
+from criss_rag.plugin_utils import Exchange
 from criss_rag.types import Answer, Trace
 from criss_rag_serve.jobs import ApiError, run_job
 from criss_rag_serve.schemas import FilterValue

@@ -24,8 +24,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from criss_rag.config.yaml_source import read_yaml_file
 from criss_rag.errors import ConfigError
+from criss_rag.plugin_utils import read_yaml_file
 
 #: the languages the page speaks (its own words, the notice and the example questions)
 LANGUAGES = ("en", "ko", "ja", "zh")

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError
-from criss_rag.text import HANGUL, KANA, analyze_by_script, helper_analyzer
+from criss_rag.plugin_utils import HANGUL, KANA, analyze_by_script, helper_analyzer
 
 if TYPE_CHECKING:  # jieba loads when a config names this analyzer, not with the plugin
     import jieba

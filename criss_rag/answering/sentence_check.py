@@ -17,7 +17,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 
-from criss_rag.text import CITATION_MARKER, HAN, HANGUL, KANA, split_sentences
+from criss_rag.language.text import CITATION_MARKER, HAN, HANGUL, KANA, split_sentences
 from criss_rag.types import Context, Query, SentenceProblem, SentenceSupport
 
 #: A sentence is supported when its alignment score reaches this (the engine's default check).

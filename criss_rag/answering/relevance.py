@@ -1,7 +1,7 @@
 """The relevance verdict: does the answer (or, before generation, the evidence) speak about what
 the question asks, not just about cancer?
 
-Support (:mod:`criss_rag.support`) asks whether the evidence states a sentence; a sentence quoted
+Support (:mod:`criss_rag.answering.sentence_check`) asks whether the evidence states a sentence; a sentence quoted
 from a staging passage is always supported, even when the question was whether cancer spreads by
 sharing a razor. Relevance asks something else: the question's content words (its terms, minus
 stopwords, filler words and the generic cancer words every passage shares) must be *covered*.
@@ -40,8 +40,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from criss_rag.lexicon.facets import Facets, extract
-from criss_rag.support import basic_terms
-from criss_rag.text import HAN, HANGUL, detect_language, split_sentences
+from criss_rag.answering.sentence_check import basic_terms
+from criss_rag.language.text import HAN, HANGUL, detect_language, split_sentences
 from criss_rag.types import Context, Evidence, RelevanceVerdict, SentenceSupport
 
 Language = Literal["en", "ko", "ja", "zh"]

@@ -18,12 +18,12 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from criss_rag.text import detect_language
+from criss_rag.language.text import detect_language
 from criss_rag.types import Answer, CacheScope, CachedFrom, Query, StageTrace, Trace
 
 if TYPE_CHECKING:
     from criss_rag.config import ComponentConfig
-    from criss_rag.index_store import Manifest
+    from criss_rag.indexing.index_store import Manifest
     from criss_rag.pipeline import Pipeline
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from criss_rag.chinese_script import message_for
-from criss_rag.text import detect_language
+from criss_rag.language.chinese_script import message_for
+from criss_rag.language.text import detect_language
 
 #: The evidence does not answer the question (the refusal policy's default, and a model's decline).
 INSUFFICIENT_EVIDENCE = {

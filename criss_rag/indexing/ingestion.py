@@ -3,7 +3,7 @@ rebuild) every retriever → swap the new version in atomically.
 
 An index is keyed by the ingest settings and the corpus *source* (the loader's name and params),
 never by the corpus content: a changed corpus updates its index. Each version records its
-documents' content hashes (:mod:`criss_rag.corpus_diff`), so the next ingest re-chunks and
+documents' content hashes (:mod:`criss_rag.indexing.corpus_diff`), so the next ingest re-chunks and
 re-embeds only added and changed documents, and takes the chunks of changed and deleted ones out
 of every retriever.
 """
@@ -24,12 +24,12 @@ from llama_index.core.storage.docstore import SimpleDocumentStore
 from llama_index.core.utils import get_tokenizer
 
 from criss_rag.config.model import not_in_index_key
-from criss_rag.corpus_diff import CorpusDiff, DocumentEntry, DocumentTable, corpus_fingerprint, diff_corpus, hashes_of
-from criss_rag.disk_space import describe, disk_full, estimate_version_bytes
+from criss_rag.indexing.corpus_diff import CorpusDiff, DocumentEntry, DocumentTable, corpus_fingerprint, diff_corpus, hashes_of
+from criss_rag.indexing.disk_space import describe, disk_full, estimate_version_bytes
 from criss_rag.errors import ComponentError, DataError, IndexStoreError
-from criss_rag.executors import embed_on_executor
-from criss_rag.index_store import IndexLock, IndexStore, Manifest, index_key
-from criss_rag.ingest_report import IngestReport, Progress, token_stats
+from criss_rag.indexing.executors import embed_on_executor
+from criss_rag.indexing.index_store import IndexLock, IndexStore, Manifest, index_key
+from criss_rag.indexing.ingest_report import IngestReport, Progress, token_stats
 from criss_rag.pipeline import Pipeline
 from criss_rag.version import __version__
 
@@ -122,9 +122,9 @@ def _previous(store: IndexStore, key: str, pipeline: Pipeline, progress: Progres
 
 def ingest(pipeline: Pipeline, *, force: bool = False, executor: Any = None, lock_timeout: float = 600.0) -> IngestReport:
     """Bring the index of ``pipeline`` up to date with its corpus (``force``: rebuild it whole);
-    with an ``executor`` (:mod:`criss_rag.executors`) the new chunks are embedded there first.
+    with an ``executor`` (:mod:`criss_rag.indexing.executors`) the new chunks are embedded there first.
     One writer per index at a time: another ingest of the same index is waited for, at most
-    ``lock_timeout`` seconds (:class:`~criss_rag.index_store.IndexLock`)."""
+    ``lock_timeout`` seconds (:class:`~criss_rag.indexing.index_store.IndexLock`)."""
     progress = Progress(pipeline.show_progress)
     store = IndexStore(pipeline.config.index_dir)
     key = pipeline_index_key(pipeline)

@@ -39,9 +39,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from criss_rag.disk_space import describe, disk_full, free_bytes, human
+from criss_rag.indexing.disk_space import describe, disk_full, free_bytes, human
 from criss_rag.errors import IndexStoreError
-from criss_rag.index_integrity import file_digests, verify_files
+from criss_rag.indexing.index_integrity import file_digests, verify_files
 
 FORMAT_VERSION = 3  # 3: the manifest lists every file with its size and SHA-256
 MANIFEST = "manifest.json"

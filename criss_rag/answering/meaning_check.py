@@ -38,8 +38,8 @@ from criss_rag.lexicon.directions import contradicted, stronger
 from criss_rag.lexicon.edits import single_change
 from criss_rag.lexicon.negation import negated_scopes, without_non_negating
 from criss_rag.lexicon.terms import content_terms
-from criss_rag.support import claim_text
-from criss_rag.text import detect_language, split_sentences
+from criss_rag.answering.sentence_check import claim_text
+from criss_rag.language.text import detect_language, split_sentences
 from criss_rag.types import Context, Query, SentenceProblem, SentenceSupport
 
 #: share of a sentence's content terms its aligned passage sentences must contain
@@ -341,7 +341,7 @@ class MeaningSupport:
 
 
 def _decisive_label(sentence: str, claim: str) -> bool:
-    """Whether the label :func:`~criss_rag.support.claim_text` cut off names a stage or a number."""
+    """Whether the label :func:`~criss_rag.answering.sentence_check.claim_text` cut off names a stage or a number."""
     cut = sentence[: max(0, len(sentence) - len(claim.lstrip()))]
     reading = read(cut) if cut.strip() else None
     return bool(reading and (reading.stages or reading.quantities or reading.population or reading.entities))
