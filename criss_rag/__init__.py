@@ -51,8 +51,8 @@ _LAZY: dict[str, str] = {
 __all__ = ["__version__", "hookimpl", *_LAZY]
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ below loads them
-    from criss_rag.api import ingest, load_pipeline, open  # noqa: A004
     from criss_rag.answering.chat import ChatSession
+    from criss_rag.api import ingest, load_pipeline, open  # noqa: A004
     from criss_rag.engine import Engine
     from criss_rag.errors import ComponentError, ConfigError, CrissRagError, DataError, IndexStoreError, PluginError
     from criss_rag.indexing.ingest_report import IngestReport
@@ -105,7 +105,9 @@ MOVED_MODULES: dict[str, str] = {
 class _MovedModules:
     """An import finder that answers the old paths in ``MOVED_MODULES`` with the moved module."""
 
-    def find_spec(self, fullname: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
         return importlib.machinery.ModuleSpec(fullname, self) if fullname in MOVED_MODULES else None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> Any:

@@ -186,8 +186,16 @@ class Engine:
         for cc, retriever in self.retrievers:
             stage = f"retrieve:{cc.label}{suffix}"
             if cc.options["languages"] is not None and language not in cc.options["languages"]:
-                trace.stages.append(StageTrace(stage=stage, component=cc.name, n_in=0, n_out=0, ms=0.0,
-                                               notes={"skipped": f"serves {cc.options['languages']}, question is {language}"}))
+                trace.stages.append(
+                    StageTrace(
+                        stage=stage,
+                        component=cc.name,
+                        n_in=0,
+                        n_out=0,
+                        ms=0.0,
+                        notes={"skipped": f"serves {cc.options['languages']}, question is {language}"},
+                    )
+                )
                 continue
             started = time.perf_counter()
             found = self.pipeline.call(cc.stage, cc.name, retriever.retrieve, query, cc.options["top_k"])
@@ -200,7 +208,9 @@ class Engine:
             return next(iter(ranked.values()), [])
         started = time.perf_counter()
         hits = self.pipeline.call("fusion", fusion_cc.name, self.pipeline.build(fusion_cc, Fusion).fuse, query, ranked)
-        trace.stages.append(stage_trace(f"fusion{suffix}", fusion_cc.name, sum(len(h) for h in ranked.values()), hits, started))
+        trace.stages.append(
+            stage_trace(f"fusion{suffix}", fusion_cc.name, sum(len(h) for h in ranked.values()), hits, started)
+        )
         return hits
 
     def _follow_hops(self, query: Query, hits: list[Hit], trace: Trace) -> Generator_[ProgressEvent, None, list[Hit]]:
@@ -213,8 +223,16 @@ class Engine:
             started = time.perf_counter()
             follow_up = self.pipeline.call("multihop", cc.name, policy.next_query, query, hits, hop)
             if not follow_up:
-                trace.stages.append(StageTrace(stage=f"hop:{hop}", component=cc.name, n_in=len(hits), n_out=len(hits),
-                                               ms=ms_since(started), notes={"stopped": "the policy asked for no further hop"}))
+                trace.stages.append(
+                    StageTrace(
+                        stage=f"hop:{hop}",
+                        component=cc.name,
+                        n_in=len(hits),
+                        n_out=len(hits),
+                        ms=ms_since(started),
+                        notes={"stopped": "the policy asked for no further hop"},
+                    )
+                )
                 break
             yield ProgressEvent("hop", f"{hop}: {follow_up}")
             found = self._retrieve_once(replace(query, retrieval_text=follow_up), trace, suffix=f"@hop{hop}")
@@ -268,7 +286,9 @@ class Engine:
         query = Query(text=question.strip(), filters=dict(filters or {}), history=tuple(history))
         trace = self._new_trace()
         if not query.text:
-            yield AnswerEvent(refused(query, Refusal("empty_question", "the question is empty", "Please ask a question."), trace))
+            yield AnswerEvent(
+                refused(query, Refusal("empty_question", "the question is empty", "Please ask a question."), trace)
+            )
             return
         if self.cache is None:
             yield from self._answer(query, trace, stream=stream, cancel=cancel)

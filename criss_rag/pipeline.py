@@ -10,11 +10,11 @@ from typing import Any, TypeVar, overload
 
 from pydantic import ValidationError
 
+from criss_rag.component_helpers.llama_settings import guard_llama_settings
 from criss_rag.config import ComponentConfig, PipelineConfig, load_pipeline_config
 from criss_rag.config.model import not_in_index_key, stable_hash
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ComponentError, ConfigError, CrissRagError
-from criss_rag.component_helpers.llama_settings import guard_llama_settings
 from criss_rag.plugins import PluginHost
 from criss_rag.protocols import BY_KIND, check_protocol
 
@@ -103,7 +103,9 @@ class Pipeline:
     def many(self, stage: str, protocol: type[C]) -> list[tuple[ComponentConfig, C]]: ...
 
     def many(self, stage: str, protocol: type[Any] | None = None) -> list[tuple[ComponentConfig, Any]]:
-        return [(cc, self.build(cc) if protocol is None else self.build(cc, protocol)) for cc in self.config.many(stage)]
+        return [
+            (cc, self.build(cc) if protocol is None else self.build(cc, protocol)) for cc in self.config.many(stage)
+        ]
 
     # -- shared resources ------------------------------------------------------------------------
     def embedding(self, *, requested_by: str) -> Any:

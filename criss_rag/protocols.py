@@ -18,7 +18,17 @@ from llama_index.core.storage.docstore import BaseDocumentStore
 
 from criss_rag.errors import PluginError
 from criss_rag.types import (
-    Answer, CacheHit, CacheScope, Context, FilterOutcome, Generation, Hit, JudgeVerdict, Query, Refusal, SentenceSupport,
+    Answer,
+    CacheHit,
+    CacheScope,
+    Context,
+    FilterOutcome,
+    Generation,
+    Hit,
+    JudgeVerdict,
+    Query,
+    Refusal,
+    SentenceSupport,
 )
 
 

@@ -28,9 +28,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.language.chinese_script import message_for
 from criss_rag.answering.refusal_messages import OFF_TOPIC, UNSUPPORTED
 from criss_rag.answering.sentence_check import answer_pieces, answer_sentences
+from criss_rag.language.chinese_script import message_for
 from criss_rag.language.text import detect_language
 from criss_rag.types import Refusal, RelevanceVerdict, SentenceSupport
 

@@ -100,7 +100,9 @@ class AnswerSteps:
         yield AnswerEvent(answer)
 
     # -- 1. refusal policy -----------------------------------------------------------------------
-    def refusal_check(self, query: Query, hits: list[Hit], trace: Trace) -> Generator_[StreamEvent, None, Refusal | None]:
+    def refusal_check(
+        self, query: Query, hits: list[Hit], trace: Trace
+    ) -> Generator_[StreamEvent, None, Refusal | None]:
         """The refusal policy's decision (``no_evidence`` without a policy when nothing was found)."""
         policy_cc = self.pipeline.config.one("refusal")
         refusal: Refusal | None = None
@@ -126,11 +128,15 @@ class AnswerSteps:
         started = time.perf_counter()
         builder = self.pipeline.build(context_cc, ContextBuilder)
         context = self.pipeline.call("context", context_cc.name, builder.build, query, hits)
-        trace.stages.append(stage_trace("context", context_cc.name, len(hits), [e.hit for e in context.evidence], started))
+        trace.stages.append(
+            stage_trace("context", context_cc.name, len(hits), [e.hit for e in context.evidence], started)
+        )
         return context
 
     # -- 3. relevance of the evidence ------------------------------------------------------------
-    def evidence_relevance(self, query: Query, context: Context, trace: Trace) -> Generator_[StreamEvent, None, Refusal | None]:
+    def evidence_relevance(
+        self, query: Query, context: Context, trace: Trace
+    ) -> Generator_[StreamEvent, None, Refusal | None]:
         """An ``off_topic`` refusal when the evidence does not speak about what is asked (only with
         ``relevance: {before_generation: true, on_fail: refuse}``)."""
         if self.relevance is None or not self.relevance.policy.before_generation:
@@ -165,7 +171,9 @@ class AnswerSteps:
             may_decline = getattr(generator, "may_decline", None)
             hold = (lambda text: bool(may_decline(text, context))) if callable(may_decline) else always
             final = yield from stream_pieces(generator_cc.name, streamer(query, context), pieces, gate, hold, cancel)
-            generation = final if isinstance(final, Generation) else Generation(text="".join(pieces), model=generator_cc.name)
+            generation = (
+                final if isinstance(final, Generation) else Generation(text="".join(pieces), model=generator_cc.name)
+            )
         else:
             generation = self.pipeline.call("generator", generator_cc.name, generator.generate, query, context)
             if stream and generation.text and generation.refusal is None:
@@ -252,7 +260,11 @@ class AnswerSteps:
     def verifier(self) -> tuple[Any, str, Verifier]:
         """The configured ``verifier:`` (its config, name and component), else the built-in check."""
         cc = self.pipeline.config.one("verifier")
-        return (cc, cc.name, self.pipeline.build(cc, Verifier)) if cc is not None else (None, "criss_rag", DEFAULT_VERIFIER)
+        return (
+            (cc, cc.name, self.pipeline.build(cc, Verifier))
+            if cc is not None
+            else (None, "criss_rag", DEFAULT_VERIFIER)
+        )
 
     def judge(self, query: Query, claim: SentenceSupport, context: Context, memo: Memo) -> SentenceSupport:
         """The verdict on one sentence while it streams (kept in ``memo`` for the whole answer's check)."""

@@ -75,7 +75,9 @@ def stream_pieces(name: str, stream: Iterator[Any], pieces: list[str], gate: Sen
             except CrissRagError:
                 raise
             except Exception as exc:
-                raise ComponentError(f"stage generator: component {name!r} failed: {type(exc).__name__}: {exc}") from exc
+                raise ComponentError(
+                    f"stage generator: component {name!r} failed: {type(exc).__name__}: {exc}"
+                ) from exc
             if cancel is not None and cancel.is_set():
                 raise StreamCancelled(f"stage generator: the reader went away; {name!r} was stopped mid-answer")
             if isinstance(piece, ThinkingEvent):

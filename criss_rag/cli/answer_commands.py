@@ -155,7 +155,9 @@ def eval_answers(ctx: click.Context, config: Path, questions: Path, corpus: Path
 
     pipeline = pipeline_from(ctx, config, overrides, progress=True)
     # an evaluation answers every question afresh: a cached answer would replay an earlier run
-    engine = Engine.open(Pipeline(without_cache(pipeline.config), pipeline.host, show_progress=True), build_if_missing=True)
+    engine = Engine.open(
+        Pipeline(without_cache(pipeline.config), pipeline.host, show_progress=True), build_if_missing=True
+    )
     records = list(read_questions(questions))
     reasons: Counter[str] = Counter()
     out.parent.mkdir(parents=True, exist_ok=True)

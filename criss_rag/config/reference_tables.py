@@ -186,7 +186,10 @@ def main(argv: list[str] | None = None) -> int:
                 path.write_text(fresh, encoding="utf-8")
     if args.check and stale:
         names = " ".join(str(p) for p in args.paths)
-        print(f"{', '.join(map(str, stale))} stale: run python -m criss_rag.config.reference_tables {names}", file=sys.stderr)
+        print(
+            f"{', '.join(map(str, stale))} stale: run python -m criss_rag.config.reference_tables {names}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

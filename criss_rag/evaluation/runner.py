@@ -22,7 +22,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from criss_rag.version import __version__
 from criss_rag.config.model import stable_hash
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, CrissRagError
@@ -42,6 +41,7 @@ from criss_rag.indexing.executors import run_batches
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 from criss_rag.types import Answer, Context, Hit, Query
+from criss_rag.version import __version__
 
 _local = threading.local()  # what the engine showed the generator, per worker thread
 MAX_RETRIEVED = 50
@@ -352,7 +352,9 @@ class DirectAnswerer:
 def _open(variant: Variant, host: PluginHost, progress: bool, eval_pipeline: Pipeline | None = None) -> Any:
     if variant.no_retrieval is not None:
         assert eval_pipeline is not None and variant.direct_llm is not None
-        answerer = DirectAnswerer(variant, eval_pipeline.llm(variant.no_retrieval.llm, requested_by=f"variant {variant.name}"))
+        answerer = DirectAnswerer(
+            variant, eval_pipeline.llm(variant.no_retrieval.llm, requested_by=f"variant {variant.name}")
+        )
         plugin = variant.direct_llm.spec.plugin
         answerer._versions = {plugin: host.versions().get(plugin, "")}
         return answerer
@@ -403,7 +405,11 @@ def _small_metadata(meta: Mapping[str, Any]) -> dict[str, Any]:
             continue
         if isinstance(value, bool | int | float) or (isinstance(value, str) and len(value) <= 300):
             out[key] = value
-        elif isinstance(value, list | tuple) and len(value) <= 50 and all(isinstance(v, str | int | float) for v in value):
+        elif (
+            isinstance(value, list | tuple)
+            and len(value) <= 50
+            and all(isinstance(v, str | int | float) for v in value)
+        ):
             out[key] = list(value)
     return out
 

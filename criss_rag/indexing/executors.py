@@ -57,7 +57,9 @@ def open_executor(pipeline: Pipeline, name: str | None, settings: Sequence[str] 
     except CrissRagError:
         raise
     except Exception as exc:
-        raise ComponentError(f"executor {name!r} (plugin {spec.plugin!r}) failed to start: {type(exc).__name__}: {exc}") from exc
+        raise ComponentError(
+            f"executor {name!r} (plugin {spec.plugin!r}) failed to start: {type(exc).__name__}: {exc}"
+        ) from exc
     check_protocol("executor", spec, executor)
     return executor
 

@@ -37,21 +37,54 @@ from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.engine import Engine
 from criss_rag.indexing.ingestion import ingest
+from criss_rag.language.text import split_sentences
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
-from criss_rag.language.text import split_sentences
 from criss_rag.types import (
-    Answer, CacheHit, CacheScope, Context, Generation, Hit, JudgeVerdict, Query, Refusal, SentenceSupport,
+    Answer,
+    CacheHit,
+    CacheScope,
+    Context,
+    Generation,
+    Hit,
+    JudgeVerdict,
+    Query,
+    Refusal,
+    SentenceSupport,
 )
 
 #: Six short documents, one per cancer of the Korean system, written for tests.
 TINY_CORPUS: list[dict[str, str]] = [
-    {"doc_id": "liver", "title": "Liver cancer", "text": "Liver cancer starts in liver cells. Hepatitis B infection raises the risk of liver cancer."},
-    {"doc_id": "colorectal", "title": "Colorectal cancer", "text": "Colorectal cancer grows in the colon or rectum. A colonoscopy can find colorectal polyps early."},
-    {"doc_id": "gastric", "title": "Stomach cancer", "text": "Stomach cancer begins in the stomach lining. Endoscopy is the main test for stomach cancer."},
-    {"doc_id": "breast", "title": "Breast cancer", "text": "Breast cancer forms in breast tissue. Mammography screening finds breast cancer early."},
-    {"doc_id": "pancreatic", "title": "Pancreatic cancer", "text": "Pancreatic cancer often causes jaundice. Pancreatic cancer is hard to find early."},
-    {"doc_id": "lung", "title": "Lung cancer", "text": "Lung cancer is linked to smoking. A persistent cough can be a sign of lung cancer."},
+    {
+        "doc_id": "liver",
+        "title": "Liver cancer",
+        "text": "Liver cancer starts in liver cells. Hepatitis B infection raises the risk of liver cancer.",
+    },
+    {
+        "doc_id": "colorectal",
+        "title": "Colorectal cancer",
+        "text": "Colorectal cancer grows in the colon or rectum. A colonoscopy can find colorectal polyps early.",
+    },
+    {
+        "doc_id": "gastric",
+        "title": "Stomach cancer",
+        "text": "Stomach cancer begins in the stomach lining. Endoscopy is the main test for stomach cancer.",
+    },
+    {
+        "doc_id": "breast",
+        "title": "Breast cancer",
+        "text": "Breast cancer forms in breast tissue. Mammography screening finds breast cancer early.",
+    },
+    {
+        "doc_id": "pancreatic",
+        "title": "Pancreatic cancer",
+        "text": "Pancreatic cancer often causes jaundice. Pancreatic cancer is hard to find early.",
+    },
+    {
+        "doc_id": "lung",
+        "title": "Lung cancer",
+        "text": "Lung cancer is linked to smoking. A persistent cough can be a sign of lung cancer.",
+    },
 ]
 
 _TOKEN = re.compile(r"\w+")
@@ -82,7 +115,9 @@ class FakeLoader:
             if "text" not in record:
                 self.skipped.append((doc_id, "no text"))
                 continue
-            yield Document(id_=doc_id, text=record["text"], metadata={"doc_id": doc_id, "title": record.get("title", "")})
+            yield Document(
+                id_=doc_id, text=record["text"], metadata={"doc_id": doc_id, "title": record.get("title", "")}
+            )
 
 
 class FakeChunker:
@@ -484,7 +519,9 @@ generator: {name: fake-echo}
 """
 
 
-def plugin_host(plugins: Mapping[str, Any] | None = None, *, entry_points: bool = False, strict: bool = True) -> PluginHost:
+def plugin_host(
+    plugins: Mapping[str, Any] | None = None, *, entry_points: bool = False, strict: bool = True
+) -> PluginHost:
     """A fresh host with the fake plugin plus ``plugins`` (installed entry points only if asked)."""
     return PluginHost(strict=strict, only=None, use_entry_points=entry_points,
                       extra_plugins={"fake": fake_plugin, **(plugins or {})})
