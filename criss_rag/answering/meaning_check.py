@@ -32,14 +32,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from criss_rag.answering.sentence_check import claim_text
+from criss_rag.language.text import detect_language, split_sentences
 from criss_rag.lexicon.claims import Quantity, Reading, blanked, read
 from criss_rag.lexicon.claims import prepare as _prepare
 from criss_rag.lexicon.directions import contradicted, stronger
 from criss_rag.lexicon.edits import single_change
 from criss_rag.lexicon.negation import negated_scopes, without_non_negating
 from criss_rag.lexicon.terms import content_terms
-from criss_rag.answering.sentence_check import claim_text
-from criss_rag.language.text import detect_language, split_sentences
 from criss_rag.types import Context, Query, SentenceProblem, SentenceSupport
 
 #: share of a sentence's content terms its aligned passage sentences must contain
@@ -171,7 +171,12 @@ class MeaningSupport:
         terms = self.terms(text, language)
         pool = [s for p in passages for s in p.sentences]
         if not terms or not pool:
-            return False, 0.0, None, [SentenceProblem.of("no_match", "no words to compare" if not terms else "empty evidence")]
+            return (
+                False,
+                0.0,
+                None,
+                [SentenceProblem.of("no_match", "no words to compare" if not terms else "empty evidence")],
+            )
         unit = self._align(terms, pool)
         first = unit[0].number
         titles = frozenset().union(*(p.title_terms for p in passages if p.number in {s.number for s in unit}))
@@ -182,7 +187,9 @@ class MeaningSupport:
         if score < self.threshold:
             missing = sorted(terms - covered)
             shown = ", ".join(missing[:6]) + (", ..." if len(missing) > 6 else "")
-            problems.append(SentenceProblem.of("not_in_evidence", f"{len(missing)} of {len(terms)} terms ({shown})", first))
+            problems.append(
+                SentenceProblem.of("not_in_evidence", f"{len(missing)} of {len(terms)} terms ({shown})", first)
+            )
         for clause in clauses(text, language):
             clause_terms = self.terms(clause, language)
             if len(clause_terms) >= 3 and _coverage(clause_terms, everything) < self.clause_threshold:
@@ -270,7 +277,9 @@ class MeaningSupport:
             if _coverage(terms, best_terms) < 0.5:
                 continue  # no passage clause says what this one does: nothing to compare the direction with
             for mine, other in contradicted(said, read(best, language).directions):
-                problems.append(SentenceProblem.of("direction", _direction(mine), number, f"{_direction(other)} ('{best}')"))
+                problems.append(
+                    SentenceProblem.of("direction", _direction(mine), number, f"{_direction(other)} ('{best}')")
+                )
         return problems
 
     def _bound(self, text: str, language: str, unit: list[Sentence], number: int) -> list[SentenceProblem]:
@@ -329,7 +338,7 @@ class MeaningSupport:
         for clause, terms, scope, negated in theirs:
             if not negated or not scope:
                 continue
-            for my_clause, my_terms, my_scope, my_negated in mine:
+            for my_clause, my_terms, _my_scope, my_negated in mine:
                 if my_negated or _coverage(scope, my_terms) < 0.5 or not _about(my_terms, terms):
                     continue
                 if any(n and _same_thing(t, sc, terms, scope) for _, t, sc, n in mine):
@@ -353,7 +362,9 @@ def _about(terms: frozenset[str], other: frozenset[str]) -> bool:
     return shared >= 2 or (bool(terms) and shared / len(terms) >= 0.4)
 
 
-def _same_thing(terms: frozenset[str], scope: frozenset[str], other: frozenset[str], other_scope: frozenset[str]) -> bool:
+def _same_thing(
+    terms: frozenset[str], scope: frozenset[str], other: frozenset[str], other_scope: frozenset[str]
+) -> bool:
     """Whether two negated clauses negate the same thing: their negated words overlap, or the
     clauses are about the same thing."""
     return bool(scope & other_scope) or _about(terms, other)

@@ -15,13 +15,13 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from criss_rag.language.text import detect_language
 from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.directions import directions, standard
 from criss_rag.lexicon.facet_words import LEXICON
 from criss_rag.lexicon.hanzi import simplified
 from criss_rag.lexicon.negation import negation_count
 from criss_rag.lexicon.normalize import _han_value, normalize, normalize_numbers
-from criss_rag.language.text import detect_language
 
 #: entity categories compared value by value (a sentence naming one the passage does not is unsupported)
 ENTITY_FACETS = ("subtype", "site", "treatment", "test", "drug", "biomarker", "line")
@@ -35,11 +35,15 @@ _UNITS = _EXTRA_UNITS + _facets._UNITS
 _AFTER = _EXTRA_AFTER + _facets._CMP_AFTER
 _UNIT_RE = re.compile(r"^[\s-]*(?:" + "|".join(f"(?P<u{i}>{p})" for i, (p, _) in enumerate(_UNITS)) + r")")
 _AFTER_RE = re.compile(r"^[\s-]*(?:" + "|".join(f"(?P<a{i}>{p})" for i, (p, _) in enumerate(_AFTER)) + r")")
-_HAN_RANGE_START = re.compile(r"([〇零一二两三四五六七八九十]+)(?=\s*(?:至|到|~|-|から)\s*[〇零一二两三四五六七八九十\d])")
+_HAN_RANGE_START = re.compile(
+    r"([〇零一二两三四五六七八九十]+)(?=\s*(?:至|到|~|-|から)\s*[〇零一二两三四五六七八九十\d])"
+)
 _PERCENT_OF = re.compile(r"百分之([〇零一二两三四五六七八九十百\d]+)")
 _CJK_FRACTION = re.compile(r"([一二三四五六七八九十\d]+)\s*(?:人|명)?\s*(?:中|가운데|중)\s*([一二三四五六七八九十\d]+)")
 _EN_IN = re.compile(r"\b(?:(\d+)\s+(?:to|or|-)\s+)?(\d+)\s+(?:in|out\s+of)\s+(\d+)\b")
-_CJK_TENTHS_RANGE = re.compile(r"([一二三四五六七八九十\d]+)\s*(?:至|到|~|-|から)\s*([一二三四五六七八九十\d]+)\s*(割|成)")
+_CJK_TENTHS_RANGE = re.compile(
+    r"([一二三四五六七八九十\d]+)\s*(?:至|到|~|-|から)\s*([一二三四五六七八九十\d]+)\s*(割|成)"
+)
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,9 @@ class Quantity:
     def __str__(self) -> str:
         cmp = {"=": "", "~": "about ", ">": "more than ", ">=": "at least ", "<": "less than ", "<=": "at most ",
                "range": ""}.get(self.comparison, "")
-        unit = {"y": " years", "mo": " months", "wk": " weeks", "d": " days", "%": "%", "decade": "s"}.get(self.unit, f" {self.unit}" if self.unit else "")
+        unit = {"y": " years", "mo": " months", "wk": " weeks", "d": " days", "%": "%", "decade": "s"}.get(
+            self.unit, f" {self.unit}" if self.unit else ""
+        )
         return f"{cmp}{self.value}{unit}"
 
 
@@ -101,7 +107,9 @@ def _before_numbers(text: str) -> str:
         low, high = _cjk_int(match.group(1)), _cjk_int(match.group(2))
         return f"{low * 10}-{high * 10}%" if low is not None and high is not None and high <= 10 else match.group(0)
     text = _CJK_TENTHS_RANGE.sub(tenths_range, text)
-    text = _HAN_RANGE_START.sub(lambda m: str(_cjk_int(m.group(1))) if _cjk_int(m.group(1)) is not None else m.group(0), text)
+    text = _HAN_RANGE_START.sub(
+        lambda m: str(_cjk_int(m.group(1))) if _cjk_int(m.group(1)) is not None else m.group(0), text
+    )
 
     def percent(match: re.Match) -> str:
         value = _cjk_int(match.group(1))
@@ -189,9 +197,18 @@ def read(text: str, language: str | None = None) -> Reading:
     markers = set(biomarker) | set(lexed.get("biomarker", ()))
     if markers:
         entities["biomarker"] = markers
-    return Reading(language=language, quantities=quantities, stages=set(stages), disease=set(lexed.get("disease", ())),
-                   entities=entities, population=set(lexed.get("population", ())), directions=directions(text, language),
-                   standard=compared_with, negations=negation_count(text, language), rest=text)
+    return Reading(
+        language=language,
+        quantities=quantities,
+        stages=set(stages),
+        disease=set(lexed.get("disease", ())),
+        entities=entities,
+        population=set(lexed.get("population", ())),
+        directions=directions(text, language),
+        standard=compared_with,
+        negations=negation_count(text, language),
+        rest=text,
+    )
 
 
 @lru_cache(maxsize=8192)

@@ -16,11 +16,11 @@ import re
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from criss_rag.language.text import detect_language
 from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.claims import _number_words, prepare, read
 from criss_rag.lexicon.facet_words import LEXICON
 from criss_rag.lexicon.terms import _EN_STOP, _stem, ko_stem
-from criss_rag.language.text import detect_language
 
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
 _KO_TOKEN = re.compile(r"[가-힣]+|[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
@@ -29,7 +29,9 @@ _COMPARISON_WORD = re.compile("|".join(p for p, _ in [*_facets._CMP_BEFORE, *_fa
 # compared apart: negation words (negation), frequency and hedging adverbs (directions)
 _EN_NEGATION = frozenset("""not no never cannot can none nor neither generally typically commonly frequently mostly
 mainly largely usually often""".split())
-_ZH_FUNCTION = set("的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧")
+_ZH_FUNCTION = set(
+    "的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧"
+)
 
 
 @lru_cache(maxsize=16384)

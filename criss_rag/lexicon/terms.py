@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from criss_rag.language.text import detect_language
 from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.claims import _number_words, prepare
 from criss_rag.lexicon.facet_words import LEXICON
-from criss_rag.language.text import detect_language
 
 _EN_STOP = frozenset(
     """a an and are as at be been being but by can could do does did for from had has have he her his how i if in into
@@ -43,7 +43,9 @@ _KO_ENDING = re.compile(
     r"지만|고|며|요|들)$")
 _KO_PARTICLES = frozenset("에의은는이가을를도와과만로대서")
 _JA_RUN = re.compile(r"[一-龥々〆ァ-ヶー]+")
-_ZH_STOP = re.compile(r"[的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧很更较]")
+_ZH_STOP = re.compile(
+    r"[的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧很更较]"
+)
 _HAN_RUN = re.compile(r"[一-龥]+")
 
 
