@@ -120,9 +120,10 @@ def test_hook_registers_a_component_the_engine_uses(kind, tmp_path):
         else:
             assert component.compute({}, answer) == {"answer_chars": float(len(answer.text))}
         return
-    yaml_text = replaced(
-        with_stage(FAKE_PIPELINE_YAML, replaced(addition, "NAME", name)), "min_score: 1", "min_score: 0"
-    )
+    # an executor is named on the command line, not in the config: its addition has no NAME
+    yaml_text = with_stage(FAKE_PIPELINE_YAML, replaced(addition, "NAME", name) if "NAME" in addition else addition)
+    if kind != "refusal":  # the fake refusal policy lets every question through (a refusal kind replaces it)
+        yaml_text = replaced(yaml_text, "min_score: 1", "min_score: 0")
     if kind == "executor":  # `ingest --executor NAME`: the chunks are embedded on it, into the cache
         pipeline = pipeline_from_yaml(yaml_text, tmp_path, host)
         executor = open_executor(pipeline, name)
