@@ -87,7 +87,7 @@ test: $(TEST_INSTALLED) $(CHROMIUM) $(CJK_FONT)
 
 # The tiers are pytest marks (pyproject.toml lists them; tests/conftest.py marks whole files):
 # slow (real models, real-embedding indexes, over ~1 s), integration (real servers and clusters),
-# browser (Chromium). What is left runs in under a minute.
+# browser (Chromium). What is left is fakes and loopback stubs.
 test-fast: $(TEST_INSTALLED)
 	$(TEST_ENV) $(PY) -m pytest -q -m "not slow and not integration and not browser"
 

@@ -1,6 +1,6 @@
 """Which tests are in which tier: the marks `slow`, `integration` and `browser` (declared in
 pyproject.toml, where `--strict-markers` makes a misspelt mark an error). `make test-fast` runs
-every test with none of them: fakes and loopback stub servers, in under a minute; `make test`
+every test with none of them: fakes and loopback stub servers; `make test`
 runs everything.
 
 tests/conftest.py gives each collected test its mark from the two tables below, so a test file
