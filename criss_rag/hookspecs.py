@@ -18,7 +18,9 @@ Example plugin module (registered under the entry-point group ``criss_rag``)::
     def register_retrievers(register):
         register("my-search", "my_plugin.retriever:MySearchRetriever")
 
-``docs/plugin-hooks.md`` documents each hook with its exact signature; a test keeps it in sync.
+``docs/plugin-hooks.md`` documents each hook with its exact signature (a test keeps it in sync)
+and lists what the bundled plugins register (generated from the registry); each component a
+pipeline builds is checked against its kind's Protocol (``criss_rag.protocols.BY_KIND``).
 """
 
 from __future__ import annotations

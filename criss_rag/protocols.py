@@ -8,6 +8,7 @@ cannot do for hook implementations.
 from __future__ import annotations
 
 import difflib
+import functools
 import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -250,6 +251,7 @@ BY_KIND: dict[str, type] = {
 }
 
 
+@functools.cache
 def protocol_methods(protocol: type) -> dict[str, list[str]]:
     """The methods ``protocol`` requires (its own and inherited), each with its parameter names."""
     methods: dict[str, list[str]] = {}
@@ -266,11 +268,11 @@ def protocol_problems(component: object, protocol: type) -> list[str]:
     """What keeps ``component`` from satisfying ``protocol``: each required method that is missing
     (with the near names it has instead) or that cannot take the arguments the engine passes."""
     problems: list[str] = []
-    own = [name for name in dir(component) if not name.startswith("_") and callable(getattr(component, name, None))]
     for name, params in protocol_methods(protocol).items():
         call = f"{name}({', '.join(params)})"
         method = getattr(component, name, None)
         if not callable(method):
+            own = [n for n in dir(component) if not n.startswith("_") and callable(getattr(component, n, None))]
             near = difflib.get_close_matches(name, own, n=2, cutoff=0.6)
             hint = f" (it has {', '.join(f'`{n}`' for n in near)}: a misspelt name?)" if near else ""
             problems.append(f"no method `{call}`{hint}")

@@ -122,3 +122,33 @@ def test_the_documented_old_paths_import():
         importlib.import_module("criss_rag.indexing").nothing  # noqa: B018
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("criss_rag.never_was")
+
+
+def doc_imports() -> list[tuple[str, str, list[str]]]:
+    """(page:line, module, names) of every ``from criss_rag... import ...`` and ``import criss_rag...``
+    line in the docs and the README (code blocks of any kind)."""
+    found = []
+    for page in [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]:
+        for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            where = f"{page.relative_to(ROOT)}:{n}"
+            if m := re.match(r"\s*from (criss_rag(?:\.\w+)*) import ([\w, ]+?)\s*(?:#.*)?$", line):
+                found.append((where, m.group(1), [n.split(" as ")[0].strip() for n in m.group(2).split(",")]))
+            elif m := re.match(r"\s*import (criss_rag(?:\.\w+)*)(?: as \w+)?\s*(?:#.*)?$", line):
+                found.append((where, m.group(1), []))
+    return found
+
+
+def test_every_import_the_docs_show_runs():
+    """Every ``criss_rag`` import line in the docs names a module that imports and names it holds,
+    old paths of moved modules included."""
+    imports = doc_imports()
+    assert len(imports) > 50
+    broken = []
+    for where, module, names in imports:
+        try:
+            loaded = importlib.import_module(module)
+        except ImportError as exc:
+            broken.append(f"{where}: {module} ({exc})")
+            continue
+        broken += [f"{where}: {module}.{name}" for name in names if not hasattr(loaded, name)]
+    assert broken == []
