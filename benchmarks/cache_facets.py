@@ -10,7 +10,7 @@ have served the other question's answer. --threshold repeats the run at other th
 
     python benchmarks/cache_facets.py examples/default.yaml
     python benchmarks/cache_facets.py examples/default.yaml --threshold 0.95 0.9 0.85
-    python benchmarks/cache_facets.py examples/default.yaml --medquad ../shared/data/medquad-cancergov/questions_dev.jsonl
+    python benchmarks/cache_facets.py examples/default.yaml --medquad $DATA/medquad-cancergov/questions_dev.jsonl
 
 --medquad also takes every pair of differently worded questions of a MedQuAD questions file whose
 gold passages differ (each needs another answer) and counts those the cache would serve from each other
@@ -28,12 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
+from criss_rag.language.text import detect_language
+from criss_rag.lexicon.facets import extract
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
-from criss_rag.text import detect_language
 from criss_rag.types import Answer, CacheScope, Query, Trace
-
-from criss_rag.lexicon.facets import extract
 
 PAIRS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "cache_pairs.jsonl"
 
@@ -43,7 +42,9 @@ def main() -> None:
     parser.add_argument("config")
     parser.add_argument("--pairs", default=str(PAIRS))
     parser.add_argument("--medquad", default=None, help="a MedQuAD questions JSONL (question, gold_doc_id)")
-    parser.add_argument("--threshold", type=float, nargs="*", default=None, help="thresholds to run (default: the config's)")
+    parser.add_argument(
+        "--threshold", type=float, nargs="*", default=None, help="thresholds to run (default: the config's)"
+    )
     args = parser.parse_args()
     pairs = [json.loads(line) for line in Path(args.pairs).read_text(encoding="utf-8").splitlines() if line.strip()]
     with tempfile.TemporaryDirectory() as tmp:
@@ -61,8 +62,11 @@ def main() -> None:
             for q in (pair["a"], pair["b"]):
                 if q not in vectors:
                     vectors[q] = np.asarray(cache._vector(q))  # noqa: SLF001 - the cache's own embedding
-        print("| threshold | language | paraphrase hits (facets + similarity) | paraphrases ≥ threshold by similarity alone "
-              "| near-miss hits (facets + similarity) | near misses ≥ threshold by similarity alone |")
+        print(
+            "| threshold | language | paraphrase hits (facets + similarity) | paraphrases ≥ threshold by similarity "
+            "alone "
+            "| near-miss hits (facets + similarity) | near misses ≥ threshold by similarity alone |"
+        )
         print("|---|---|---|---|---|---|")
         for threshold in thresholds:
             cache.params.threshold = threshold
@@ -83,7 +87,7 @@ def main() -> None:
                 if not c:
                     continue
 
-                def rate(kind: str, what: str) -> str:
+                def rate(kind: str, what: str, c: dict = c) -> str:
                     return f"{c[kind + ':' + what]}/{c[kind]} ({c[kind + ':' + what] / max(1, c[kind]):.0%})"
                 print(f"| {threshold:g} | {lang} | {rate('paraphrase', 'hit')} | {rate('paraphrase', 'alone')} "
                       f"| {rate('near-miss', 'hit')} | {rate('near-miss', 'alone')} |")
@@ -102,7 +106,10 @@ def medquad(cache, path: Path, thresholds: list[float]) -> None:
     different = np.array([gold[i] != gold[j] and questions[i].strip().lower() != questions[j].strip().lower()
                           for i, j in zip(*upper, strict=True)])
     same_facets = np.array([facets[i] == facets[j] for i, j in zip(*upper, strict=True)])
-    print(f"\nMedQuAD {path.name}: {len(questions)} questions, {int(different.sum())} pairs of different questions whose gold passages differ")
+    print(
+        f"\nMedQuAD {path.name}: {len(questions)} questions, {int(different.sum())} pairs of different questions whose "
+        "gold passages differ"
+    )
     print("| threshold | pairs ≥ threshold by similarity alone | of them served by the cache (facets equal) |")
     print("|---|---|---|")
     for threshold in thresholds:

@@ -15,9 +15,10 @@ language and kind: pairs, answered, hits, and what blocked the misses (facets di
 below the threshold, unmatched words: the words most often named).
 
     python benchmarks/cache_pairs.py examples/default.yaml benchmarks/data/cache_pairs_dev.jsonl
-    python benchmarks/cache_pairs.py examples/default.yaml benchmarks/data/cache_pairs_dev.jsonl --threshold 0.95 0.9 0.85
     python benchmarks/cache_pairs.py examples/default.yaml benchmarks/data/cache_pairs_dev.jsonl \\
-        --corpus ../shared/data/medquad-cancergov/corpus.jsonl --index results/cache_pairs_index
+        --threshold 0.95 0.9 0.85
+    python benchmarks/cache_pairs.py examples/default.yaml benchmarks/data/cache_pairs_dev.jsonl \\
+        --corpus $DATA/medquad-cancergov/corpus.jsonl --index results/cache_pairs_index
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def through_pipeline(config: str, pairs: list[dict], corpus: str, index: str, th
     engine = Engine.open(Pipeline.from_file(config, PluginHost(), overrides), build_if_missing=True)
     cache = engine.cache.cache
     results = {}
-    for n, pair in enumerate(pairs):
+    for pair in pairs:
         cache.file.clear()
         first = engine.ask(pair["a"])
         second = engine.ask(pair["b"])
@@ -89,7 +90,10 @@ def through_pipeline(config: str, pairs: list[dict], corpus: str, index: str, th
 
 def report(pairs: list[dict], results: dict, threshold: float | None, show: int) -> None:
     print(f"\nthreshold {threshold if threshold else 'the default'}")
-    print("| language | kind | pairs | answered (neither refused) | served from the cache | blocked by: facets / similarity / unmatched words |")
+    print(
+        "| language | kind | pairs | answered (neither refused) | served from the cache | blocked by: facets / "
+        "similarity / unmatched words |"
+    )
     print("|---|---|---|---|---|---|")
     words: dict[str, Counter] = defaultdict(Counter)
     for lang in (*LANGUAGES, "all"):
@@ -112,7 +116,9 @@ def report(pairs: list[dict], results: dict, threshold: float | None, show: int)
     served = [p for p in pairs if p["kind"] == "near-miss" and results[p["id"]]["hit"]]
     for p in served[:show]:
         print(f"  SERVED near miss {p['id']} ({p['form']}): {p['a']!r} -> {p['b']!r}")
-    missed = [p for p in pairs if p["kind"] == "paraphrase" and results[p["id"]]["answered"] and not results[p["id"]]["hit"]]
+    missed = [
+        p for p in pairs if p["kind"] == "paraphrase" and results[p["id"]]["answered"] and not results[p["id"]]["hit"]
+    ]
     for p in missed[:show]:
         print(f"  missed paraphrase {p['id']}: {p['a']!r} / {p['b']!r}: {results[p['id']]['why']}")
 
@@ -123,10 +129,14 @@ def main() -> None:
     parser.add_argument("pairs", help="JSONL pair table (id, lang, kind, form, a, b)")
     parser.add_argument("--threshold", type=float, nargs="*", default=None, help="thresholds (default: the cache's)")
     parser.add_argument("--corpus", help="run every pair through the pipeline over this JSONL corpus (jsonl loader)")
-    parser.add_argument("--index", default="results/cache_pairs_index", help="index folder for --corpus (built if missing)")
+    parser.add_argument(
+        "--index", default="results/cache_pairs_index", help="index folder for --corpus (built if missing)"
+    )
     parser.add_argument("--limit", type=int, default=None, help="only the first N pairs")
     parser.add_argument("--per-group", type=int, default=None, help="only the first N pairs of each language and kind")
-    parser.add_argument("--show", type=int, default=10, help="print this many served near misses and missed paraphrases")
+    parser.add_argument(
+        "--show", type=int, default=10, help="print this many served near misses and missed paraphrases"
+    )
     args = parser.parse_args()
     pairs = [json.loads(line) for line in Path(args.pairs).read_text(encoding="utf-8").splitlines() if line.strip()]
     pairs = pairs[: args.limit]
@@ -136,8 +146,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         if args.corpus:
             for threshold in args.threshold or [None]:
-                print(f"pipeline {args.config} over {args.corpus}, {len(pairs)} pairs from {args.pairs}", file=sys.stderr)
-                report(pairs, through_pipeline(args.config, pairs, args.corpus, args.index, threshold), threshold, args.show)
+                print(
+                    f"pipeline {args.config} over {args.corpus}, {len(pairs)} pairs from {args.pairs}", file=sys.stderr
+                )
+                report(
+                    pairs,
+                    through_pipeline(args.config, pairs, args.corpus, args.index, threshold),
+                    threshold,
+                    args.show,
+                )
             return
         cache_text = f'cache={{name: semantic, path: "{Path(tmp) / "pairs.sqlite"}"}}'
         pipeline = Pipeline.from_file(args.config, PluginHost(), [cache_text])

@@ -22,21 +22,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import statistics
 import sys
 import time
 from pathlib import Path
 
-from criss_rag_domain.lexicon import CancerLexicon
-
 from criss_rag.engine import Engine
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 from criss_rag.types import Query
+from criss_rag_domain.lexicon import CancerLexicon
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "medquad-cancergov"
+# $DATA: the folder of public data sets (docs/benchmarks.md, Data)
+DATA = Path(os.environ.get("DATA") or ROOT.parent / "shared" / "data") / "medquad-cancergov"
 K = 5
 POOL_100 = ("retrievers.bm25.top_k=100", "retrievers.faiss.top_k=100", "fusion.top_k=100")
 HARD = "filters=[{name: cancer-type, metadata_field: focus, fields: [title, text], top_k: 5}]"

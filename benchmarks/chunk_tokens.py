@@ -27,8 +27,10 @@ from criss_rag.plugins import PluginHost
 def describe(counts: list[int]) -> str:
     ordered = sorted(counts)
     p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
-    return (f"{len(counts)} chunks; tokens mean {statistics.fmean(counts):.0f}, median {statistics.median(counts):.0f}, "
-            f"p90 {p90}, max {ordered[-1]}")
+    return (
+        f"{len(counts)} chunks; tokens mean {statistics.fmean(counts):.0f}, median {statistics.median(counts):.0f}, "
+        f"p90 {p90}, max {ordered[-1]}"
+    )
 
 
 def main() -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -30,7 +31,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = str(ROOT / ".venv" / "bin" / "criss-rag") if (ROOT / ".venv").is_dir() else (shutil.which("criss-rag") or "criss-rag")
+CLI = (
+    str(ROOT / ".venv" / "bin" / "criss-rag")
+    if (ROOT / ".venv").is_dir()
+    else (shutil.which("criss-rag") or "criss-rag")
+)
 BM25 = "{name: bm25, analyzer: standard, k1: 1.2, b: 0.75, repeat_fields: {title: 2}, top_k: 30}"
 MINILM = "{name: faiss, top_k: 30}"
 E5 = "{name: faiss, label: e5, embedding: {name: multilingual-e5}, top_k: 30}"
@@ -95,7 +100,9 @@ def any_language_gold(questions: Path, tmp: Path) -> Path:
     return out
 
 
-def run(config: str, questions: Path, overrides: list[str], corpus: str | None) -> tuple[dict[str, float], float, list[str]]:
+def run(
+    config: str, questions: Path, overrides: list[str], corpus: str | None
+) -> tuple[dict[str, float], float, list[str]]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "rows.jsonl"
         asked = questions if corpus else any_language_gold(questions, Path(tmp))
@@ -142,7 +149,8 @@ def main() -> None:
     parser.add_argument("--split", choices=["dev", "test", "test_b"], default="dev",
                         help="test_b: the second held-out example-corpus set (no --xling counterpart)")
     parser.add_argument("--xling", action="store_true", help="KO/JA questions over the English MedQuAD corpus")
-    parser.add_argument("--data", default="../shared/data/medquad-cancergov")
+    data_root = Path(os.environ.get("DATA") or ROOT.parent / "shared" / "data")  # docs/benchmarks.md, Data
+    parser.add_argument("--data", default=str(data_root / "medquad-cancergov"))
     parser.add_argument("--only", type=int, nargs="*", help="row numbers to run (0-based)")
     parser.add_argument("--questions", type=Path, nargs="+",
                         help="question files to run instead of the split's Korean and Japanese sets")

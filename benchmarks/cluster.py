@@ -7,7 +7,7 @@ on a Ray cluster of 1 vs 2 nodes, all on this machine.
    unfiltered and with a pushed-down `year >= 2020` filter. Side by side, interleaved repeats:
    p50/p95 ms per query, recall@10 against exact search (numpy over the same filter), and memory:
    each FAISS index's size, this process's RSS, the server process's RSS.
-2. ``ray``: the first N notes of ../shared/data/registry (one chunk each), all-MiniLM-L6-v2, a flat
+2. ``ray``: the first N notes of the registry corpus ($DATA/registry, one chunk each), all-MiniLM-L6-v2, a flat
    FAISS index: `criss-rag ingest --executor ray --executor-set address=...` against a Ray cluster
    of 1 node and of 2 nodes (criss_rag_ray.local_cluster: 1 CPU each), and a local ingest, each
    into an empty index folder and embedding cache. Wall time, chunks/s, the nodes' peak memory
@@ -136,7 +136,9 @@ def bench_milvus(args: argparse.Namespace) -> None:
             memory = {"faiss flat (in process)": f"index {flat_mb:.0f}",
                       "faiss HNSW M16 ef64 (in process)": f"index {hnsw_mb:.0f}"}.get(
                 name, f"server process {loaded_mb:.0f} (both collections)")
-            rows.append([name, median_of(results[name], "p50"), median_of(results[name], "p95"), f"{recall:.3f}", memory])
+            rows.append(
+                [name, median_of(results[name], "p50"), median_of(results[name], "p95"), f"{recall:.3f}", memory]
+            )
     finally:
         client.close()
         server.stop()
@@ -223,9 +225,14 @@ def bench_ray(args: argparse.Namespace) -> None:
         rows.append([case, wall, report["chunks"] / wall, f"{peak[0]:.0f}" if cluster else "-",
                      spread.removeprefix("executor ray: ") or "-"])
         print(f"{case}: {wall:.1f} s", file=sys.stderr)
-    print(f"\ningest of {args.chunks} registry chunks (MiniLM, flat FAISS), each case in an empty index folder and cache; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs\n")
-    print(table(["case", "wall s (driver start to exit)", "chunks/s", "peak RSS of the Ray nodes, MB", "batches"], rows))
+    print(
+        f"\ningest of {args.chunks} registry chunks (MiniLM, flat FAISS), each case in an empty index folder and "
+        "cache; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs\n"
+    )
+    print(
+        table(["case", "wall s (driver start to exit)", "chunks/s", "peak RSS of the Ray nodes, MB", "batches"], rows)
+    )
     same = len(set(files.values())) == 1
     print(f"\nFAISS files byte-identical across the three: {same}")
 

@@ -1,13 +1,13 @@
 """Beyond one machine, measured on one: Ray ingest vs local ingest, Milvus Lite vs FAISS queries.
 
-1. ``ingest``: the first N notes of ../shared/data/registry (one chunk each), all-MiniLM-L6-v2 and
+1. ``ingest``: the first N notes of the registry corpus ($DATA/registry, one chunk each), all-MiniLM-L6-v2 and
    a flat FAISS index, ingested into empty index folders (no embedding cache) twice: locally, and
    with ``--executor ray`` (a local Ray started by the executor, ``workers`` actors). Prints wall
    times, chunks/s, and checks that both FAISS files are byte-identical.
 2. ``latency``: the same chunks' vectors (from the embedding cache of step 1, so nothing is
    re-embedded) in a flat FAISS index and a Milvus Lite collection with the diagnosis-year filter
-   pushed down. The registry dev questions that name a diagnosis year (query vectors computed once, so only the search is
-   timed) through each retriever's ``retrieve()``: p50/p95 per query, unfiltered and with the
+   pushed down. The registry dev questions that name a diagnosis year (query vectors computed once,
+   so only the search is timed) through each retriever's ``retrieve()``: p50/p95 per query, unfiltered and with the
    question's diagnosis year (FAISS: a pool of 100, then the year filter in Python; Milvus: the
    year in the search expression). Then raw search calls on N synthetic 384-d unit vectors.
 
@@ -33,14 +33,15 @@ import numpy as np
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 from criss_rag.engine import Engine  # noqa: E402
-from criss_rag.executors import open_executor  # noqa: E402
-from criss_rag.indexing import ingest  # noqa: E402
+from criss_rag.indexing.executors import open_executor  # noqa: E402
+from criss_rag.indexing.ingestion import ingest  # noqa: E402
 from criss_rag.pipeline import Pipeline  # noqa: E402
 from criss_rag.plugins import PluginHost  # noqa: E402
 from criss_rag.types import Query  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "registry"
+# $DATA: the folder of public data sets (docs/benchmarks.md, Data)
+DATA = Path(os.environ.get("DATA") or ROOT.parent / "shared" / "data") / "registry"
 WORK = Path(tempfile.gettempdir()) / "criss-rag-bench-distributed"
 PIPELINE = """\
 name: bench-distributed
@@ -91,12 +92,18 @@ def bench_ingest(args: argparse.Namespace, host: PluginHost) -> None:
     (local_s, local), (ray_s, on_ray) = times["local"], times["ray"]
     same = all(
         (WORK / f"ingest-{m}" / ".criss_rag" / "index" / r.key / "retrievers" / "faiss" / "vectors.faiss").read_bytes()
-        == (WORK / "ingest-local" / ".criss_rag" / "index" / local.key / "retrievers" / "faiss" / "vectors.faiss").read_bytes()
-        for m, r in (("ray", on_ray),))
+        == (
+            WORK / "ingest-local" / ".criss_rag" / "index" / local.key / "retrievers" / "faiss" / "vectors.faiss"
+        ).read_bytes()
+        for m, r in (("ray", on_ray),)
+    )
     print(f"\n| ingest of {local.chunks} chunks (MiniLM, flat FAISS) | wall s | chunks/s |")
     print("|---|---|---|")
     print(f"| local (one process) | {local_s:.1f} | {local.chunks / local_s:.1f} |")
-    print(f"| `--executor ray`, {args.workers} workers, Ray started by the executor | {ray_s:.1f} | {on_ray.chunks / ray_s:.1f} |")
+    print(
+        f"| `--executor ray`, {args.workers} workers, Ray started by the executor | {ray_s:.1f} | "
+        f"{on_ray.chunks / ray_s:.1f} |"
+    )
     print(f"\nray / local = {ray_s / local_s:.2f}x; FAISS files identical: {same}; "
           f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
@@ -142,7 +149,10 @@ def bench_latency(args: argparse.Namespace, host: PluginHost) -> None:
         ("milvus lite, year pushed down, top 10",
          lambda q: milvus.retrieve(Query(q["question"], filters={"diagnosis_year": year_of(q)}), 10)),
     ]
-    print(f"\n| {args.chunks} registry chunks, {len(questions)} dev questions x {args.repeats} | p50 ms | p95 ms | results kept |")
+    print(
+        f"\n| {args.chunks} registry chunks, {len(questions)} dev questions x {args.repeats} | p50 ms | p95 ms | "
+        "results kept |"
+    )
     print("|---|---|---|---|")
     for label, fn in rows:
         samples = []
@@ -219,7 +229,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--synthetic", type=int, default=20000, help="synthetic vectors for the raw search (0 = skip)")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--torch-threads", type=int, default=0, help="PyTorch threads of the local ingest (0 = its default)")
+    parser.add_argument(
+        "--torch-threads", type=int, default=0, help="PyTorch threads of the local ingest (0 = its default)"
+    )
     args = parser.parse_args()
     if not DATA.is_dir():
         sys.exit(f"needs the registry data at {DATA}")

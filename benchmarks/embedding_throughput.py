@@ -27,7 +27,7 @@ MODELS = {"minilm": {}, "multilingual-e5": {"threads": 1}, "multilingual-use": {
 def chunk_texts(limit: int) -> list[str]:
     from llama_index.core.schema import MetadataMode
 
-    from criss_rag.indexing import load_documents
+    from criss_rag.indexing.ingestion import load_documents
 
     pipeline = Pipeline.from_file(ROOT / "examples" / "default.yaml", PluginHost())
     chunker = pipeline.build(pipeline.config.one("chunker"))
@@ -74,7 +74,10 @@ def main() -> None:
         for name in models:
             rate = statistics.median(timings[(name, kind)])
             rows.append([kind, name, f"{rate:.1f}", f"{rate / base:.2f}"])
-    print(f"{len(passages)} example-corpus chunks (mean {chars:.0f} characters), {args.repeats} interleaved repeats, 1 thread")
+    print(
+        f"{len(passages)} example-corpus chunks (mean {chars:.0f} characters), {args.repeats} interleaved repeats, 1 "
+        "thread"
+    )
     print(table(["texts", "embedding", "texts/s (median)", "vs minilm"], rows))
 
 

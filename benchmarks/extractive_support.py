@@ -5,8 +5,8 @@ numbered as a context), checked by the pipeline's sentence check and, for compar
 alarm of the check. Also the milliseconds the check takes per sentence.
 
     python benchmarks/extractive_support.py examples/default.yaml \\
-        --corpus ../shared/data/medquad-cancergov/corpus.jsonl \\
-        --questions ../shared/data/medquad-cancergov/questions_dev.jsonl
+        --corpus $DATA/medquad-cancergov/corpus.jsonl \\
+        --questions $DATA/medquad-cancergov/questions_dev.jsonl
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from collections import defaultdict
 
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from criss_rag.engine import DEFAULT_VERIFIER
+from criss_rag.answering.sentence_check import LexicalSupport, unchecked_sentences
+from criss_rag.answering.steps import DEFAULT_VERIFIER
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
-from criss_rag.support import LexicalSupport, unchecked_sentences
 from criss_rag.types import Context, Evidence, Hit, Query
 
 

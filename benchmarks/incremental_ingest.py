@@ -5,7 +5,7 @@ what every corpus change cost before incremental re-indexing; both embed the sam
 
 The pipeline is `examples/default.yaml` (BM25 + FAISS over all-MiniLM-L6-v2, sections chunker)
 with its loader pointed at a JSONL corpus (default: MedQuAD cancer.gov, 729 documents, from
-../shared/data). Everything is written under a fresh temporary folder, so the embedding cache
+$DATA, the folder of public data sets). Everything is written under a fresh temporary folder, so the embedding cache
 starts cold. Each round changes a different 1% of the documents (one sentence appended, with a
 code word of the document's own) and ingests twice: incrementally, and whole with `--force` into
 a copy of the same index and embedding cache. The two indexes must then answer alike: every
@@ -14,13 +14,14 @@ questions.
 
     python benchmarks/incremental_ingest.py                                  # MedQuAD, 1% changed, 3 rounds
     python benchmarks/incremental_ingest.py --change 0.05 --set retrievers.faiss.index_type=hnsw
-    python benchmarks/incremental_ingest.py --corpus ../shared/data/registry/staging_corpus.jsonl --loader registry-jsonl
+    python benchmarks/incremental_ingest.py --corpus $DATA/registry/staging_corpus.jsonl --loader registry-jsonl
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -28,14 +29,15 @@ import tempfile
 from pathlib import Path
 
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
-from criss_rag.ingest_report import IngestReport
+from criss_rag.indexing.ingest_report import IngestReport
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 from criss_rag.types import Query
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "medquad-cancergov" / "corpus.jsonl"
+# $DATA: the folder of public data sets (docs/benchmarks.md, Data)
+DATA = Path(os.environ.get("DATA") or ROOT.parent / "shared" / "data") / "medquad-cancergov" / "corpus.jsonl"
 QUESTIONS = DATA.parent / "questions_dev.jsonl"
 
 
@@ -80,8 +82,10 @@ def top_ids(engine: Engine, question: str) -> dict[str, list[tuple[str, float]]]
 def row(label: str, report: IngestReport) -> str:
     diff = report.diff
     retrievers = ", ".join(f"{k} {v}" for k, v in report.retrievers.items())
-    return (f"| {label} | {report.seconds:.1f} | {diff.get('added', 0)}/{diff.get('changed', 0)}/{diff.get('deleted', 0)}"
-            f"/{diff.get('unchanged', 0)} | {report.new_chunks} | {report.embedded} | {retrievers} |")
+    return (
+        f"| {label} | {report.seconds:.1f} | {diff.get('added', 0)}/{diff.get('changed', 0)}/{diff.get('deleted', 0)}"
+        f"/{diff.get('unchanged', 0)} | {report.new_chunks} | {report.embedded} | {retrievers} |"
+    )
 
 
 def main() -> None:
@@ -93,7 +97,7 @@ def main() -> None:
     parser.add_argument("--set", dest="overrides", action="append", default=[], help="extra --set override")
     args = parser.parse_args()
     if not args.corpus.is_file():
-        sys.exit(f"corpus not found: {args.corpus} (this benchmark reads ../shared/data beside the repository)")
+        sys.exit(f"corpus not found: {args.corpus} (set DATA to the folder of public data sets, or pass --corpus)")
     host = PluginHost()
     with tempfile.TemporaryDirectory(prefix="criss-incremental-") as tmp:
         work = Path(tmp)
@@ -117,7 +121,9 @@ def main() -> None:
             rows.append((f"whole rebuild (`--force`), {what}", run("force", twin_dir, force=True)))
             updated = Engine.open(pipeline(host, corpus, index_dir, args.loader, args.overrides))
             rebuilt = Engine.open(pipeline(host, corpus, twin_dir, args.loader, args.overrides))
-            questions = [marker(i) for i in range(len(lines(args.corpus))) if i % max(1, round(1 / args.change)) == round_]
+            questions = [
+                marker(i) for i in range(len(lines(args.corpus))) if i % max(1, round(1 / args.change)) == round_
+            ]
             questions += [json.loads(q)["question"] for q in lines(QUESTIONS)[:20]] if QUESTIONS.is_file() else []
             for question in questions:
                 same += top_ids(updated, question) == top_ids(rebuilt, question)
@@ -125,8 +131,11 @@ def main() -> None:
 
     documents, chunks = rows[0][1].documents, rows[0][1].chunks
     overrides = " ".join(f"--set {shlex.quote(o)}" for o in args.overrides)
-    print(f"\n`python benchmarks/incremental_ingest.py --corpus {args.corpus} --loader {args.loader} "
-          f"--change {args.change} --rounds {args.rounds}{' ' + overrides if overrides else ''}`: {documents} documents, {chunks} chunks\n")
+    print(
+        f"\n`python benchmarks/incremental_ingest.py --corpus {args.corpus} --loader {args.loader} "
+        f"--change {args.change} --rounds {args.rounds}{' ' + overrides if overrides else ''}`: {documents} documents, "
+        f"{chunks} chunks\n"
+    )
     print("| ingest | seconds | added/changed/deleted/unchanged docs | chunks made | texts embedded | retrievers |")
     print("|---|---:|---|---:|---:|---|")
     for label, report in rows:

@@ -11,8 +11,8 @@ import argparse
 import time
 from pathlib import Path
 
-from criss_rag.index_integrity import file_digests, verify_files
-from criss_rag.index_store import MANIFEST
+from criss_rag.indexing.index_integrity import file_digests, verify_files
+from criss_rag.indexing.index_store import MANIFEST
 
 
 def main() -> None:
@@ -21,7 +21,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     folder = args.version.resolve()
-    timings: dict[str, list[float]] = {"hash (ingest)": [], "verify: sizes and SHA-256 (open)": [], "verify: sizes only": []}
+    timings: dict[str, list[float]] = {
+        "hash (ingest)": [],
+        "verify: sizes and SHA-256 (open)": [],
+        "verify: sizes only": [],
+    }
     files = {}
     for _ in range(args.repeat):
         started = time.perf_counter()

@@ -52,7 +52,7 @@ def pipeline_for(corpus: Path, index_dir: Path, extra: list[str] | None = None):
 def throughput(documents: int, repeats: int) -> None:
     from llama_index.core.schema import MetadataMode
 
-    from criss_rag.indexing import ingest, load_documents
+    from criss_rag.indexing.ingestion import ingest, load_documents
 
     with tempfile.TemporaryDirectory(prefix="criss-rag-ingest-") as tmp:
         corpus, index_dir = Path(tmp) / "corpus.jsonl", Path(tmp) / "index"
@@ -90,8 +90,10 @@ def throughput(documents: int, repeats: int) -> None:
         raw_rate = statistics.median(n / s for s in runs["raw"])
         ingest_rate = statistics.median(n / s for s in runs["ingest"])
         share = statistics.median(r / i for r, i in zip(runs["raw"], runs["ingest"], strict=True))
-        print(f"\n{documents} MedQuAD passages -> {n} chunks, batch size {embedding.embed_batch_size}, "
-              f"{repeats} repeats (median); MiniLM load {load_s:.1f}s (not counted); peak RSS {peak_rss_mb():,.0f} MB\n")
+        print(
+            f"\n{documents} MedQuAD passages -> {n} chunks, batch size {embedding.embed_batch_size}, "
+            f"{repeats} repeats (median); MiniLM load {load_s:.1f}s (not counted); peak RSS {peak_rss_mb():,.0f} MB\n"
+        )
         print(table(["path", "chunks/s", "share of raw encode speed"],
                     [("raw SentenceTransformer.encode", f"{raw_rate:.1f}", "100%"),
                      ("criss-rag ingest, end to end", f"{ingest_rate:.1f}", f"{share:.0%}")]))
@@ -99,7 +101,7 @@ def throughput(documents: int, repeats: int) -> None:
 
 def memory_point(copies: int, documents: int) -> None:
     """In a fresh process: ingest ``copies`` x the corpus with a hash embedding; print RSS figures."""
-    from criss_rag.indexing import ingest
+    from criss_rag.indexing.ingestion import ingest
 
     with tempfile.TemporaryDirectory(prefix="criss-rag-ingest-mem-") as tmp:
         corpus, index_dir = Path(tmp) / "corpus.jsonl", Path(tmp) / "index"
@@ -108,8 +110,11 @@ def memory_point(copies: int, documents: int) -> None:
         from criss_rag.testing import plugin_host
 
         host = plugin_host(entry_points=True)
-        overrides = [f"loader={{name: jsonl, path: {json.dumps(str(corpus))}}}", f"index.dir={json.dumps(str(index_dir))}",
-                     "embedding={name: fake-hash}"]
+        overrides = [
+            f"loader={{name: jsonl, path: {json.dumps(str(corpus))}}}",
+            f"index.dir={json.dumps(str(index_dir))}",
+            "embedding={name: fake-hash}",
+        ]
         pipeline = Pipeline.from_file(ROOT / "examples" / "default.yaml", host, overrides)
         baseline = current_rss_mb()
         started = time.perf_counter()

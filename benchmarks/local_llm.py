@@ -12,7 +12,7 @@ the pipeline (SmolLM2-135M in-process by llama.cpp, by default), and reports:
     .venv/bin/python benchmarks/local_llm.py examples/local-llm.yaml --n 40 \
         --out benchmarks/results/local_llm.json
 
-The corpus is MedQuAD's (``--corpus``, default ../shared/data/medquad-cancergov/corpus.jsonl),
+The corpus is MedQuAD's (``--corpus``, default $DATA/medquad-cancergov/corpus.jsonl),
 indexed under the config's index root like any other corpus.
 """
 
@@ -81,7 +81,7 @@ def main() -> None:
     outside = [(q, False) for q in sample(Path(args.out_of_scope), args.n, args.seed)]
     # interleaved, so that a run stopped early still has both kinds; each record is appended to
     # <out>.jsonl as it is made (a stopped run keeps what it measured; --summarise reads it back)
-    questions = [item for pair in zip(inside, outside) for item in pair]
+    questions = [item for pair in zip(inside, outside, strict=False) for item in pair]
     log = Path(args.out).with_suffix(".jsonl") if args.out else None
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -96,15 +96,22 @@ def main() -> None:
         shown = shown_sentences(answer)
         dropped = list(getattr(answer, "dropped", []) or [])
         record = {
-            # ids, never the data set's text (the questions and the evidence the answers quote stay in ../shared)
-            "qid": q.get("qid") or q.get("id"), "in_scope": in_scope, "refused": answer.refused,
-            "reason": answer.refusal_reason, "generator": answer.generator,
+            # ids, never the data set's text (the questions and the evidence the answers quote stay in $DATA)
+            "qid": q.get("qid") or q.get("id"),
+            "in_scope": in_scope,
+            "refused": answer.refused,
+            "reason": answer.refusal_reason,
+            "generator": answer.generator,
             "model_calls": (model.calls - calls) if model is not None else None,
             # refused before any generator ran (retrieval, the refusal policy): the trace has no generate stage
-            "refused_before_generation": answer.refused and not any(st.stage == "generate" for st in answer.trace.stages),
-            "citations": len(answer.citations), "sentences": len(shown),
-            "supported": sum(1 for s in shown if s.supported), "dropped": len(dropped),
-            "seconds": round(seconds, 3), **usage,
+            "refused_before_generation": answer.refused
+            and not any(st.stage == "generate" for st in answer.trace.stages),
+            "citations": len(answer.citations),
+            "sentences": len(shown),
+            "supported": sum(1 for s in shown if s.supported),
+            "dropped": len(dropped),
+            "seconds": round(seconds, 3),
+            **usage,
         }
         records.append(record)
         if log is not None:

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from timing import DATA, ROOT, median_of, median_ratio, require, side_by_side, table
 
 import criss_rag.pipeline
@@ -111,7 +110,10 @@ def raw_paths(engine: Engine, pipeline: Pipeline) -> tuple[Any, Any]:
 
 def faiss_node_ids(directory: Path) -> dict[int, str]:
     """The faiss retriever's id map (``node_ids.json``: chunk id -> the vector's 64-bit faiss id), inverted."""
-    return {int(faiss_id): node_id for node_id, faiss_id in json.loads((directory / "node_ids.json").read_text())["ids"].items()}
+    return {
+        int(faiss_id): node_id
+        for node_id, faiss_id in json.loads((directory / "node_ids.json").read_text())["ids"].items()
+    }
 
 
 def llama_index_dense(engine: Engine, pipeline: Pipeline) -> Any:
@@ -169,7 +171,9 @@ def main() -> None:
         "criss_rag: faiss retriever": lambda q: faiss_retriever.retrieve(Query(q), TOP_K),
         "LlamaIndex: VectorStoreIndex retriever": llama_index_dense(engine, pipeline),
     }
-    same_fused = agreement(paths["raw: faiss + bm25s + RRF"], lambda q: [h.node for h in engine.retrieve(Query(q))], questions)
+    same_fused = agreement(
+        paths["raw: faiss + bm25s + RRF"], lambda q: [h.node for h in engine.retrieve(Query(q))], questions
+    )
     same_dense = agreement(raw_dense, paths["LlamaIndex: VectorStoreIndex retriever"], questions)
     print(f"identical rankings: fused raw vs criss_rag {same_fused:.0%}, dense raw vs LlamaIndex {same_dense:.0%}",
           file=sys.stderr)

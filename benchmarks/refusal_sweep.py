@@ -8,9 +8,9 @@ and how many out-of-scope questions refused. Use it to choose `refusal.min_score
 
     python benchmarks/refusal_sweep.py examples/default.yaml examples/questions.jsonl
     python benchmarks/refusal_sweep.py examples/default.yaml \
-        ../shared/data/medquad-cancergov/questions_dev.jsonl \
-        --out-of-scope ../shared/data/medquad-cancergov/out_of_scope_dev.jsonl \
-        --corpus ../shared/data/medquad-cancergov/corpus.jsonl
+        $DATA/medquad-cancergov/questions_dev.jsonl \
+        --out-of-scope $DATA/medquad-cancergov/out_of_scope_dev.jsonl \
+        --corpus $DATA/medquad-cancergov/corpus.jsonl
 """
 
 from __future__ import annotations
@@ -79,30 +79,37 @@ def main() -> None:
     outside = [r for r in rows if r[0]]
     print(f"{len(inside)} in-scope, {len(outside)} out-of-scope questions")
     if not inside or not outside:  # a grid over one side only would print 0/0 for the other
-        raise SystemExit(f"error: {len(inside)} in-scope and {len(outside)} out-of-scope questions; a sweep needs both. "
-                         "Mark out-of-scope questions with `expected: refuse`, `scope: out` or "
-                         "`expected_behavior: out_of_scope`, or pass --out-of-scope FILE")
+        raise SystemExit(
+            f"error: {len(inside)} in-scope and {len(outside)} out-of-scope questions; a sweep needs both. "
+            "Mark out-of-scope questions with `expected: refuse`, `scope: out` or "
+            "`expected_behavior: out_of_scope`, or pass --out-of-scope FILE"
+        )
     print(f"{'min_score':>9} {'min_cov':>7} {'answered in-scope':>18} {'refused out-of-scope':>21}")
     for min_score in args.min_scores:
         for min_cov in (0.0, 0.3, 0.4, 0.5, 0.6):
-            def refused(row: tuple) -> bool:
+            def refused(row: tuple, min_score: float = min_score, min_cov: float = min_cov) -> bool:
                 return weak(row, min_score) or row[2] < min_cov
 
             answered = sum(not refused(r) for r in inside)
             refused_out = sum(refused(r) for r in outside)
-            print(f"{min_score:>9.2f} {min_cov:>7.1f} {answered:>10}/{len(inside):<7} {refused_out:>13}/{len(outside):<7}")
+            print(
+                f"{min_score:>9.2f} {min_cov:>7.1f} {answered:>10}/{len(inside):<7} {refused_out:>13}/{len(outside):<7}"
+            )
 
     # min_coverage_no_cancer: questions that name no cancer must find that share of their terms
     # somewhere among the candidates (min_coverage fixed at 0.3)
     print(f"\n{'min_score':>9} {'no_cancer':>9} {'answered in-scope':>18} {'refused out-of-scope':>21}")
     for min_score in args.min_scores:
         for no_cancer in (0.0, 0.8, 0.85, 0.9, 1.0):
-            def refused(row: tuple) -> bool:
+            def refused(row: tuple, min_score: float = min_score, no_cancer: float = no_cancer) -> bool:
                 return weak(row, min_score) or row[2] < 0.3 or row[4] < no_cancer
 
             answered = sum(not refused(r) for r in inside)
             refused_out = sum(refused(r) for r in outside)
-            print(f"{min_score:>9.2f} {no_cancer:>9.2f} {answered:>10}/{len(inside):<7} {refused_out:>13}/{len(outside):<7}")
+            print(
+                f"{min_score:>9.2f} {no_cancer:>9.2f} {answered:>10}/{len(inside):<7} "
+                f"{refused_out:>13}/{len(outside):<7}"
+            )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Two derived variants of the registry's schema-selection questions, for what the dev split does not test.
 
-The dev questions of ../shared/data/registry were generated from the first site and histology code
+The dev questions of the registry data set ($DATA/registry) were generated from the first site and histology code
 of a selection-table row, and all name the system and version ("Under SEER Extent of Disease
 (eod_public version 3.3), which schema applies ..."). This script writes, into OUTDIR:
 
@@ -14,8 +14,8 @@ of a selection-table row, and all name the system and version ("Under SEER Exten
   must lead to EOD's newest version, although Collaborative Stage's range is 2004 with no upper
   bound (the trap) and older EOD versions' open ranges also contain the year.
 
-    python benchmarks/registry_variants.py ../shared/data/registry/questions_dev.jsonl \
-        ../shared/data/registry/staging_corpus.jsonl /tmp/registry_dev
+    python benchmarks/registry_variants.py $DATA/registry/questions_dev.jsonl \
+        $DATA/registry/staging_corpus.jsonl /tmp/registry_dev
     criss-rag eval retrieval examples/registry.yaml --questions /tmp/registry_dev/interior.jsonl --k 5
 """
 
@@ -104,15 +104,28 @@ def main(questions_path: str, corpus_path: str, out_dir: str) -> None:
                 continue
             new_site = interior(inside(site, parse_codes(row["Primary Site"])))
             new_hist = interior(inside(hist, parse_codes(row["Histology"])))
-            hits = {doc for doc, doc_rows in selection.items() if any(matches(r, new_site, new_hist, year) for r in doc_rows)}
+            hits = {
+                doc
+                for doc, doc_rows in selection.items()
+                if any(matches(r, new_site, new_hist, year) for r in doc_rows)
+            }
             if hits != {gold} or (new_site, new_hist) == (site, hist):
                 skipped += 1
                 continue
             text = q["question"].replace(f"C{site:03d}", f"C{new_site:03d}")
             text = text.replace(f"histology {hist}", f"histology {new_hist}")
-            out.write(json.dumps({**q, "qid": q["qid"] + "-interior", "question": text,
-                                  "inputs": {**q["inputs"], "primary_site": f"C{new_site:03d}", "histology": str(new_hist)}},
-                                 ensure_ascii=False) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        **q,
+                        "qid": q["qid"] + "-interior",
+                        "question": text,
+                        "inputs": {**q["inputs"], "primary_site": f"C{new_site:03d}", "histology": str(new_hist)},
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
             kept += 1
     print(f"{kept} questions written to {out_path} ({skipped} skipped: no interior code, or not unique); "
           f"{plain} to {Path(out_dir) / 'no_system.jsonl'}")

@@ -61,11 +61,19 @@ def yaml_cases(tmp: Path) -> None:
     case("alias bomb (10^9 values) under a retriever's `repeat_fields`: `criss-rag validate`",
          f"exit {result.returncode if result else 'killed'}, {len(out)}-character error: `{out[-110:]}`", seconds)
     result, seconds = cli("ingest", "bomb.yaml", cwd=tmp, timeout=300)
-    case("the same file: `criss-rag ingest`", f"exit {result.returncode if result else 'killed'}, "
-                                               f"{len((result.stdout + result.stderr) if result else '')} characters", seconds)
+    case(
+        "the same file: `criss-rag ingest`",
+        f"exit {result.returncode if result else 'killed'}, "
+        f"{len((result.stdout + result.stderr) if result else '')} characters",
+        seconds,
+    )
     (tmp / "recursive.yaml").write_text("name: &n [*n]\n", encoding="utf-8")
     result, seconds = cli("validate", "recursive.yaml", cwd=tmp)
-    case("recursive anchor `&n [*n]`", f"exit {result.returncode}: `{(result.stdout + result.stderr).strip()[-100:]}`", seconds)
+    case(
+        "recursive anchor `&n [*n]`",
+        f"exit {result.returncode}: `{(result.stdout + result.stderr).strip()[-100:]}`",
+        seconds,
+    )
     for size in (5_000_000, 1_500_000):
         text = PIPELINE.replace("CHUNKER", "{name: sections, max_tokens: " + "9" * size + "x}")
         (tmp / "big.yaml").write_text(text, encoding="utf-8")
@@ -103,11 +111,15 @@ def crawl_cases(tmp: Path) -> None:
          f"{len(outside)} requests outside the scope; row statuses {', '.join(statuses)}", time.monotonic() - started)
 
     slow = SitePage.html("<title>slow</title>" + body, trickle=1.0)  # one byte a second: each read is in time
-    with SiteServer({"/guide/toc.html": SitePage.html("<a href='slow.html'>slow</a>"), "/guide/slow.html": slow}) as site:
+    with SiteServer(
+        {"/guide/toc.html": SitePage.html("<a href='slow.html'>slow</a>"), "/guide/slow.html": slow}
+    ) as site:
         started = time.monotonic()
-        report = crawl(site.url + "/guide/toc.html",
-                       Fetcher(settings.model_copy(update={"page_timeout": 10.0}), Scope.of(site.url + "/guide/toc.html")),
-                       CrawlOptions(progress=False))
+        report = crawl(
+            site.url + "/guide/toc.html",
+            Fetcher(settings.model_copy(update={"page_timeout": 10.0}), Scope.of(site.url + "/guide/toc.html")),
+            CrawlOptions(progress=False),
+        )
         held = time.monotonic() - started
     row = report.rows[1]
     case(f"crawl: a page sending 1 byte/s ({len(slow.body)} bytes), `--timeout 5 --page-timeout 10`",
@@ -122,12 +134,16 @@ def crawl_cases(tmp: Path) -> None:
     counts: dict[str, int] = {}
     for row in report.rows[1:]:
         counts[row.status] = counts.get(row.status, 0) + 1
-    case("crawl: 10 pages of 1 s each, `--max-seconds 3`", ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), held)
+    case(
+        "crawl: 10 pages of 1 s each, `--max-seconds 3`", ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), held
+    )
 
 
 def huge_case(tmp: Path) -> None:
-    normal = [{"doc_id": f"n{i}", "title": f"Note {i}", "text": f"### Risk\nHepatitis B raises the risk of liver cancer {i}."}
-              for i in range(3)]
+    normal = [
+        {"doc_id": f"n{i}", "title": f"Note {i}", "text": f"### Risk\nHepatitis B raises the risk of liver cancer {i}."}
+        for i in range(3)
+    ]
     sentence = "Radiation therapy uses high-energy rays to kill cancer cells and shrink tumours. "
     section = "<h2>Section</h2>\n<p>" + sentence * 50 + "</p>\n"  # a heading every ~4 KB of text
     huge = section * (20_000_000 // len(section)) + "<h1>unclosed " * 20_000
@@ -136,8 +152,13 @@ def huge_case(tmp: Path) -> None:
     (tmp / "huge.yaml").write_text(PIPELINE.replace("CHUNKER", "sections"), encoding="utf-8")
     result, seconds = cli("ingest", "huge.yaml", cwd=tmp, timeout=1200)
     out = (result.stdout if result else "").splitlines()
-    case(f"ingest: a {len(huge.encode()) / 1e6:.0f} MB document (HTML export, 20,000 unclosed `<h1>`) among 3 normal ones, "
-         "`sections` chunker + bm25", f"exit {result.returncode if result else 'killed'}: {out[0] if out else ''}", seconds)
+    case(
+        f"ingest: a {len(huge.encode()) / 1e6:.0f} MB document (HTML export, 20,000 unclosed `<h1>`) among 3 normal "
+        "ones, "
+        "`sections` chunker + bm25",
+        f"exit {result.returncode if result else 'killed'}: {out[0] if out else ''}",
+        seconds,
+    )
 
 
 def concurrent_case(tmp: Path) -> None:

@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from timing import DATA, percentile, require, rss_breakdown_mb, table
 
 from criss_rag.types import Query
@@ -51,7 +50,9 @@ def clustered_vectors(n: int, clusters: int, seed: int) -> np.ndarray:
     mixture = np.random.default_rng(clusters)
     centres = mixture.standard_normal((clusters, DIM), dtype=np.float32)
     centres /= np.linalg.norm(centres, axis=1, keepdims=True)
-    bases = mixture.standard_normal((clusters, SUBSPACE, DIM), dtype=np.float32) * np.float32(0.5 / np.sqrt(SUBSPACE * DIM))
+    bases = mixture.standard_normal((clusters, SUBSPACE, DIM), dtype=np.float32) * np.float32(
+        0.5 / np.sqrt(SUBSPACE * DIM)
+    )
     rng = np.random.default_rng(seed)
     out = np.empty((n, DIM), dtype=np.float32)
     for start in range(0, n, 50_000):
@@ -179,7 +180,7 @@ def dense_rows(n: int, types: list[str], n_queries: int, repeats: int, workdir: 
         index_type, params = variant(spec)
         retriever = faiss_retriever(index_type, None, lookup, mmap=mmap, **params)
         retriever.load(directory, _Docstore())
-        ms, _ = time_queries(lambda q: retriever.retrieve(Query(q), TOP_K), names, repeats)
+        ms, _ = time_queries(lambda q, retriever=retriever: retriever.retrieve(Query(q), TOP_K), names, repeats)
         _, found = retriever._store.client.search(query_vectors, TOP_K)  # noqa: SLF001 - ids for recall
         recall = float(np.mean([len(set(f) & set(t)) / TOP_K for f, t in zip(found, truth, strict=True)]))
         size_mb = (directory / "vectors.faiss").stat().st_size / 2**20
@@ -219,8 +220,12 @@ def synthetic_nodes(n: int) -> list[Any]:
 def lexical_rows(n: int, n_queries: int, repeats: int, workdir: Path) -> list[list[Any]]:
     from criss_rag_bm25.retriever import BM25
 
-    questions = [json.loads(line)["question"] for line in
-                 require(DATA / "medquad-cancergov" / "questions_dev.jsonl", "MedQuAD questions").open(encoding="utf-8")]
+    questions = [
+        json.loads(line)["question"]
+        for line in require(DATA / "medquad-cancergov" / "questions_dev.jsonl", "MedQuAD questions").open(
+            encoding="utf-8"
+        )
+    ]
     questions = questions[:n_queries]
     print(f"[{n:,} texts] generating", file=sys.stderr)
     nodes = synthetic_nodes(n)
@@ -257,8 +262,16 @@ def serve(directory: Path, spec: str, mmap: bool, n_queries: int, n: int) -> Non
     for name in lookup:
         retriever.retrieve(Query(name), TOP_K)
     after = rss_breakdown_mb()
-    print(json.dumps({"anon_mb": after["RssAnon"] - baseline["RssAnon"], "file_mb": after["RssFile"] - baseline["RssFile"],
-                      "process_anon_mb": after["RssAnon"], "load_s": load_s}))
+    print(
+        json.dumps(
+            {
+                "anon_mb": after["RssAnon"] - baseline["RssAnon"],
+                "file_mb": after["RssFile"] - baseline["RssFile"],
+                "process_anon_mb": after["RssAnon"],
+                "load_s": load_s,
+            }
+        )
+    )
 
 
 def serve_rows(workdir: Path, sizes: list[int], types: list[str], n_queries: int) -> list[list[Any]]:
@@ -301,11 +314,15 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory(prefix="criss-rag-scale-") as tmp:
         workdir = args.workdir or Path(tmp)
-        rows = [row for n in args.sizes for row in dense_rows(n, args.types, args.queries, args.repeats, workdir, args.mmap)]
+        rows = [
+            row for n in args.sizes for row in dense_rows(n, args.types, args.queries, args.repeats, workdir, args.mmap)
+        ]
         rows += [row for n in args.lexical for row in lexical_rows(n, args.queries, args.repeats, workdir)]
         memory = serve_rows(workdir, args.sizes, args.types, args.queries)
-    print(f"\n{args.queries} queries, top-{TOP_K}, each query's best of {args.repeats}, {args.threads} FAISS thread(s); "
-          "default params of each retriever\n")
+    print(
+        f"\n{args.queries} queries, top-{TOP_K}, each query's best of {args.repeats}, {args.threads} FAISS thread(s); "
+        "default params of each retriever\n"
+    )
     print(table(["chunks", "index", "p50 ms", "p95 ms", "queries/s (1/p50)", "recall@10 vs flat", "file MB",
                  "build s"], rows))
     if memory:

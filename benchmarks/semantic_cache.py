@@ -45,7 +45,9 @@ def main() -> None:
     parser.add_argument("config")
     parser.add_argument("questions", help="JSONL with a `question` field")
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
-    parser.add_argument("--llm-delay", type=float, default=None, help="use the llm generator on a stub LLM with this delay (s)")
+    parser.add_argument(
+        "--llm-delay", type=float, default=None, help="use the llm generator on a stub LLM with this delay (s)"
+    )
     args = parser.parse_args()
 
     lines = Path(args.questions).read_text(encoding="utf-8").splitlines()
@@ -56,8 +58,10 @@ def main() -> None:
         if args.llm_delay is not None:
             stub = stack.enter_context(OpenAIStubServer(reply="According to the sources, see the first passage [1]."))
             stub.enqueue(*(Failure(delay=args.llm_delay) for _ in range(len(questions) * 3)))
-            overrides += [f'llms={{gen: {{name: openai-compatible, model: stub, api_base: "{stub.base_url}", max_retries: 0}}}}',
-                          "generator={name: llm, llm: gen}"]
+            overrides += [
+                f'llms={{gen: {{name: openai-compatible, model: stub, api_base: "{stub.base_url}", max_retries: 0}}}}',
+                "generator={name: llm, llm: gen}",
+            ]
             label = f"llm generator, stub LLM {args.llm_delay:g} s per call"
         cache_dir = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         host = PluginHost()
@@ -76,8 +80,11 @@ def main() -> None:
         hit, again = timed(cached, questions)
     stored = sum(not a.refused for a in first)
     hits = sum(a.cached is not None for a in again)
-    print(f"{label}; {len(questions)} questions ({stored} answered and stored, the rest refused: refusals are not stored)",
-          file=sys.stderr)
+    print(
+        f"{label}; {len(questions)} questions ({stored} answered and stored, the rest refused: refusals are not "
+        "stored)",
+        file=sys.stderr,
+    )
     print("| run | questions | median ms | mean ms | note |\n|---|---|---|---|---|")
     print(row("no cache", baseline))
     print(row("cache miss (lookup + answer + store)", miss))

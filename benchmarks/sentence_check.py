@@ -6,9 +6,10 @@ judged as expected, faithful accepted / edited rejected / balanced accuracy per 
 milliseconds per sentence.
 
     python benchmarks/sentence_check.py benchmarks/data/claims/dev_*.jsonl \\
-        --config examples/default.yaml --medquad ../shared/data/medquad-cancergov/corpus.jsonl
+        --config examples/default.yaml --medquad $DATA/medquad-cancergov/corpus.jsonl
 
-Claim format: /work/heldout/CLAIMS_SPEC.md (JSONL: lang, kind, expected, evidence [{text} or
+($DATA: the folder of public data sets; see docs/benchmarks.md.) Claim format:
+benchmarks/data/claims/README.md (JSONL: lang, kind, expected, evidence [{text} or
 {ref: "medquad:<doc_id>"}], claim, or for MedQuAD refs base + find/replace, rebuilt here from the
 corpus given with --medquad; without it those claims are skipped). `--errors N` prints up to N
 misjudged claims with the check's reasons. `--end-to-end N` also runs a sample of N claims through
@@ -28,22 +29,21 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
-from pathlib import Path
 
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from criss_rag import meaning
-from criss_rag.engine import DEFAULT_VERIFIER
+from criss_rag.answering import meaning_check as meaning
+from criss_rag.answering.sentence_check import LexicalSupport
+from criss_rag.answering.steps import DEFAULT_VERIFIER
+from criss_rag.engine import Engine
+from criss_rag.language.text import split_sentences
 from criss_rag.lexicon import claims as claims_module
 from criss_rag.lexicon.edits import tokens
 from criss_rag.lexicon.terms import content_terms
-from criss_rag.engine import Engine
 from criss_rag.pipeline import Pipeline
+from criss_rag.plugins import PluginHost
 from criss_rag.testing import pipeline_from_yaml
 from criss_rag.testing.servers import OpenAIStubServer
-from criss_rag.plugins import PluginHost
-from criss_rag.support import LexicalSupport
-from criss_rag.text import split_sentences
 from criss_rag.types import Context, Evidence, Hit, Query, SentenceSupport
 
 EDIT_KINDS = ("negation", "number", "stage", "entity", "population", "direction", "invented")
@@ -162,8 +162,10 @@ def end_to_end(claims: list) -> None:
             sentence = SentenceSupport(text=text, cited=list(range(1, len(passages) + 1)))
             (direct_verdict,) = DEFAULT_VERIFIER.verify(Query(text=""), [sentence], context_of(passages))
             direct += direct_verdict.supported == (record["expected"] == "supported")
-    print(f"\nend to end (stub LLM writes the claim, built-in check): {right}/{len(claims)} judged as expected; "
-          f"the check alone on the same claims: {direct}/{len(claims)}; p50 {statistics.median(times):.0f} ms per answer")
+    print(
+        f"\nend to end (stub LLM writes the claim, built-in check): {right}/{len(claims)} judged as expected; "
+        f"the check alone on the same claims: {direct}/{len(claims)}; p50 {statistics.median(times):.0f} ms per answer"
+    )
 
 
 def run(config: str | None, claims: list, skipped: int, errors: int) -> None:
@@ -201,12 +203,18 @@ def run(config: str | None, claims: list, skipped: int, errors: int) -> None:
           + f" | {_balanced(counts, languages)} |")
     if times:
         ordered = sorted(times)
-        print(f"\nms per sentence: p50 {statistics.median(ordered):.2f}, p95 {ordered[int(0.95 * (len(ordered) - 1))]:.2f} "
-              f"(first call {times[0]:.1f} ms)")
+        print(
+            f"\nms per sentence: p50 {statistics.median(ordered):.2f}, p95 "
+            f"{ordered[int(0.95 * (len(ordered) - 1))]:.2f} "
+            f"(first call {times[0]:.1f} ms)"
+        )
     for record, text, verdict in wrong[:errors]:
-        print(f"- {record['id']} {record['kind']} expected {record['expected']}: {text}\n    note: {record.get('note', '')}"
-              f"\n    got {'supported' if verdict.supported else 'unsupported'} {verdict.score:.2f} {verdict.why}",
-              file=sys.stdout)
+        print(
+            f"- {record['id']} {record['kind']} expected {record['expected']}: {text}\n    note: "
+            f"{record.get('note', '')}"
+            f"\n    got {'supported' if verdict.supported else 'unsupported'} {verdict.score:.2f} {verdict.why}",
+            file=sys.stdout,
+        )
 
 
 def _sum(counts: dict, languages: list[str], kinds: tuple[str, ...]) -> list[int]:

@@ -97,11 +97,24 @@ def main() -> None:
 
     first = runs["default threads"][0]
     phases_ = list(first["ms"])
-    rows = [(phase, *(f"{median_ms(name, phase):,.0f}" for name in variants), ", ".join(first["imported"].get(phase, [])) or "-")
-            for phase in phases_]
-    rows.append(("**cold: all phases but the warm question**",
-                 *(f"**{sum(median_ms(name, p) for p in phases_ if p != 'warm question'):,.0f}**" for name in variants), ""))
-    rows.append(("`criss-rag ask` command, wall clock", *(f"{statistics.median(commands[n]):,.0f}" for n in variants), ""))
+    rows = [
+        (
+            phase,
+            *(f"{median_ms(name, phase):,.0f}" for name in variants),
+            ", ".join(first["imported"].get(phase, [])) or "-",
+        )
+        for phase in phases_
+    ]
+    rows.append(
+        (
+            "**cold: all phases but the warm question**",
+            *(f"**{sum(median_ms(name, p) for p in phases_ if p != 'warm question'):,.0f}**" for name in variants),
+            "",
+        )
+    )
+    rows.append(
+        ("`criss-rag ask` command, wall clock", *(f"{statistics.median(commands[n]):,.0f}" for n in variants), "")
+    )
     print(f"\n{args.config} {' '.join(sets)}; median of {args.repeats} fresh processes per column\n")
     print(table(["phase", *(f"ms, {name}" for name in variants), "heavy libraries first imported here"], rows))
 

@@ -3,6 +3,7 @@ repeated and interleaved, summarised as the median over repeats (these machines 
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import sys
@@ -12,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
+#: the folder of public data sets the benchmarks read: $DATA, else a `shared/data` folder beside the repository
+DATA = Path(os.environ["DATA"]) if os.environ.get("DATA") else ROOT.parent / "shared" / "data"
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -96,12 +98,15 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     def cell(value: Any) -> str:
         return f"{value:.2f}" if isinstance(value, float) else str(value)
 
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|",
+    ]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
 def require(path: Path, what: str) -> Path:
     if not path.exists():
-        sys.exit(f"{what} not found at {path}; benchmarks read ../shared/data beside the repository")
+        sys.exit(f"{what} not found at {path}; set DATA to the folder of public data sets (docs/benchmarks.md, Data)")
     return path

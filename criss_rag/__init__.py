@@ -9,6 +9,8 @@ modules that define them on first use.
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
+import sys
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -24,7 +26,7 @@ _LAZY: dict[str, str] = {
     "ingest": "criss_rag.api",
     "load_pipeline": "criss_rag.api",
     "Engine": "criss_rag.engine",
-    "ChatSession": "criss_rag.chat",
+    "ChatSession": "criss_rag.answering.chat",
     "Answer": "criss_rag.types",
     "Citation": "criss_rag.types",
     "ContextItem": "criss_rag.types",
@@ -36,7 +38,7 @@ _LAZY: dict[str, str] = {
     "TokenEvent": "criss_rag.types",
     "AnswerEvent": "criss_rag.types",
     "ErrorEvent": "criss_rag.types",
-    "IngestReport": "criss_rag.ingest_report",
+    "IngestReport": "criss_rag.indexing.ingest_report",
     "PluginHost": "criss_rag.plugins",
     "CrissRagError": "criss_rag.errors",
     "ConfigError": "criss_rag.errors",
@@ -49,11 +51,11 @@ _LAZY: dict[str, str] = {
 __all__ = ["__version__", "hookimpl", *_LAZY]
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ below loads them
+    from criss_rag.answering.chat import ChatSession
     from criss_rag.api import ingest, load_pipeline, open  # noqa: A004
-    from criss_rag.chat import ChatSession
     from criss_rag.engine import Engine
     from criss_rag.errors import ComponentError, ConfigError, CrissRagError, DataError, IndexStoreError, PluginError
-    from criss_rag.ingest_report import IngestReport
+    from criss_rag.indexing.ingest_report import IngestReport
     from criss_rag.plugins import PluginHost
     from criss_rag.types import (
         Answer,
@@ -68,6 +70,55 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ below l
         TokenEvent,
         Trace,
     )
+
+
+#: modules that moved into the subpackages, by their old import path: ``import criss_rag.chat`` gives
+#: the module ``criss_rag.answering.chat`` itself (the same object, not a copy)
+MOVED_MODULES: dict[str, str] = {
+    "criss_rag.chat": "criss_rag.answering.chat",
+    "criss_rag.cache": "criss_rag.answering.answer_cache",
+    "criss_rag.grounding": "criss_rag.answering.grounding_policy",
+    "criss_rag.relevance": "criss_rag.answering.relevance",
+    "criss_rag.support": "criss_rag.answering.sentence_check",
+    "criss_rag.meaning": "criss_rag.answering.meaning_check",
+    "criss_rag.thinking": "criss_rag.answering.thinking",
+    "criss_rag.refusal_messages": "criss_rag.answering.refusal_messages",
+    "criss_rag.source_titles": "criss_rag.answering.source_titles",
+    "criss_rag.index_store": "criss_rag.indexing.index_store",
+    "criss_rag.chunk_store": "criss_rag.indexing.chunk_store",
+    "criss_rag.corpus_diff": "criss_rag.indexing.corpus_diff",
+    "criss_rag.embedding_cache": "criss_rag.indexing.embedding_cache",
+    "criss_rag.ingest_report": "criss_rag.indexing.ingest_report",
+    "criss_rag.executors": "criss_rag.indexing.executors",
+    "criss_rag.index_integrity": "criss_rag.indexing.index_integrity",
+    "criss_rag.disk_space": "criss_rag.indexing.disk_space",
+    "criss_rag.text": "criss_rag.language.text",
+    "criss_rag.chinese_script": "criss_rag.language.chinese_script",
+    "criss_rag.sources": "criss_rag.component_helpers.loader_files",
+    "criss_rag.structured": "criss_rag.component_helpers.structured_output",
+    "criss_rag.local_embedding": "criss_rag.component_helpers.local_embedding",
+    "criss_rag.llama_settings": "criss_rag.component_helpers.llama_settings",
+    "criss_rag.docs_reference": "criss_rag.config.reference_tables",
+}
+
+
+class _MovedModules:
+    """An import finder that answers the old paths in ``MOVED_MODULES`` with the moved module."""
+
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        return importlib.machinery.ModuleSpec(fullname, self) if fullname in MOVED_MODULES else None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> Any:
+        return importlib.import_module(MOVED_MODULES[spec.name])
+
+    def exec_module(self, module: Any) -> None:
+        """The moved module ran when it was first imported under its own name."""
+
+
+if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
+    sys.meta_path.append(_MovedModules())
 
 
 def __getattr__(name: str) -> Any:

@@ -31,8 +31,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest as _ingest
-from criss_rag.ingest_report import IngestReport
+from criss_rag.indexing.ingest_report import IngestReport
+from criss_rag.indexing.ingestion import ingest as _ingest
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 

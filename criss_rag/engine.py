@@ -1,64 +1,51 @@
 """The engine: question → retrievers → fusion → filters → rerankers → refusal policy → context
 → generator → verified citations → sentence check → :class:`~criss_rag.types.Answer` with a full
-trace. ``Engine.ask`` returns the answer; ``Engine.ask_stream`` yields the tokens first."""
+trace. ``Engine.ask`` returns the answer; ``Engine.ask_stream`` yields the tokens first. The steps
+after retrieval are :class:`criss_rag.answering.steps.AnswerSteps`."""
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Generator as Generator_
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from criss_rag.cache import corpus_version as corpus_version_text
-from criss_rag.cache import open_cache
-from criss_rag.chunk_store import ChunkStore
-from criss_rag.errors import ComponentError, CrissRagError, IndexStoreError, StreamCancelled
-from criss_rag.index_store import IndexStore, Manifest
-from criss_rag.indexing import DOCSTORE, StaleIndexError, ingest, open_index, pipeline_index_key
+from criss_rag.answering.answer_cache import corpus_version as corpus_version_text
+from criss_rag.answering.answer_cache import open_cache
+from criss_rag.answering.citations import verify_citations
+from criss_rag.answering.steps import AnswerSteps, refused
+from criss_rag.answering.streaming import drain
+from criss_rag.answering.tracing import filter_notes, ms_since, stage_trace
+from criss_rag.errors import CrissRagError, IndexStoreError
+from criss_rag.indexing.chunk_store import ChunkStore
+from criss_rag.indexing.index_store import IndexStore, Manifest
+from criss_rag.indexing.ingestion import DOCSTORE, StaleIndexError, ingest, open_index, pipeline_index_key
+from criss_rag.language.text import detect_language
 from criss_rag.pipeline import Pipeline
-from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE, in_language
-from criss_rag.relevance import RelevanceCheck, RelevancePolicy
-from criss_rag.source_titles import source_titles
-from criss_rag.grounding import GroundingPolicy, SentenceGate, apply_policy, not_shown, off_topic, ungrounded
-from criss_rag.meaning import MeaningSupport
-from criss_rag.support import unchecked_sentences
-from criss_rag.text import CITATION_MARKER, detect_language
-from criss_rag.thinking import ThinkSplitter, split_thinking
+from criss_rag.protocols import Filter, Fusion, HopPolicy, QueryTransform, Reranker, Retriever
 from criss_rag.types import (
     Answer,
     AnswerEvent,
     ChatTurn,
-    Citation,
-    Context,
-    ContextItem,
     ErrorEvent,
     FilterOutcome,
-    Generation,
     Hit,
     ProgressEvent,
     Query,
     Refusal,
-    SentenceSupport,
     StageTrace,
     StreamEvent,
-    ThinkingEvent,
     TokenEvent,
     Trace,
 )
 
 if TYPE_CHECKING:
-    from criss_rag.chat import ChatSession
-    from criss_rag.protocols import Verifier
+    from criss_rag.answering.chat import ChatSession
 
-#: Used only when retrieval finds nothing and the config names no refusal policy.
-NO_EVIDENCE_MESSAGE = "Insufficient evidence: no source in the index matches this question."
-#: Shown instead of an answer whose generator cited nothing: an unverifiable answer is withheld.
-UNCITED_MESSAGE = "Insufficient evidence: no answer could be tied to a cited source."
-#: The sentence check used when the config names no ``verifier:`` (see :mod:`criss_rag.meaning`).
-DEFAULT_VERIFIER = MeaningSupport()
+#: ``verify_citations`` is documented under this module's path too
+__all__ = ["Engine", "verify_citations"]
 
 
 class Engine:
@@ -73,12 +60,13 @@ class Engine:
         docstore = ChunkStore.from_persist_path(str(index_dir / DOCSTORE))
         # filters and rerankers that read metadata check the corpus has it (never a silent no-op)
         self.corpus_warnings = pipeline.check_corpus(list(docstore.docs.values()))
-        self.retrievers = pipeline.many("retrievers")
+        self.retrievers = pipeline.many("retrievers", Retriever)
         for cc, retriever in self.retrievers:
             pipeline.call(cc.stage, cc.name, retriever.load, index_dir / "retrievers" / cc.label, docstore)
         self.cache = open_cache(pipeline, self.config_hash, manifest)  # None unless the config names one
         self.warmed_up: dict[str, float] = {}  # seconds per stage of warm_up(), once it ran
-        self.grounding, self.relevance = answer_policies(pipeline)
+        self.steps = AnswerSteps(pipeline)  # what follows retrieval: refusal, context, generation, checks
+        self.grounding, self.relevance = self.steps.grounding, self.steps.relevance
 
     @classmethod
     def open(cls, pipeline: Pipeline, *, build_if_missing: bool = False) -> Engine:
@@ -99,6 +87,24 @@ class Engine:
     def corpus_version(self) -> int:
         """The index's corpus version: +1 for every ingest that changed the corpus (or ``--force``)."""
         return self.manifest.corpus_version
+
+    @property
+    def corpus_label(self) -> str:
+        """``v<corpus version>:<corpus fingerprint>``: which content this engine answers from (what a
+        server shows in ``/health`` and its ``X-Corpus-Version`` header)."""
+        return corpus_version_text(self.manifest)
+
+    def version_on_disk(self) -> Path | None:
+        """The version folder the index's link points at now (``None`` when it is gone): another
+        folder than ``index_dir`` once an ingest has swapped a newer version in."""
+        store = IndexStore(self.pipeline.config.index_dir)
+        link = store.path(self.manifest.key)
+        return store.current(self.manifest.key) if link.exists() else None
+
+    def reopen(self) -> Engine:
+        """A new engine on the current version of this engine's index: the same config, new components
+        (this engine keeps answering from its own version until it is dropped)."""
+        return Engine.open(Pipeline(self.pipeline.config, self.pipeline.host))
 
     @property
     def corpus_id(self) -> str:
@@ -126,9 +132,9 @@ class Engine:
         return seconds
 
     def chat(self, *, filters: Mapping[str, Any] | None = None, session: str | Path | None = None) -> ChatSession:
-        """A conversation with this engine (:class:`~criss_rag.chat.ChatSession`): follow-ups are
+        """A conversation with this engine (:class:`~criss_rag.answering.chat.ChatSession`): follow-ups are
         condensed into standalone questions; ``session`` resumes a file written by ``save``."""
-        from criss_rag.chat import ChatSession
+        from criss_rag.answering.chat import ChatSession
 
         if session is not None and Path(session).exists():
             return ChatSession.load(session, self, filters=filters)
@@ -137,35 +143,41 @@ class Engine:
     # -- retrieval ------------------------------------------------------------------------------
     def retrieve(self, query: Query, trace: Trace | None = None) -> list[Hit]:
         """Run every stage up to (not including) the refusal policy."""
-        return _drain(self.retrieve_steps(query, trace if trace is not None else self._new_trace()))
+        return drain(self.retrieve_steps(query, trace if trace is not None else self._new_trace()))
 
     def retrieve_steps(self, query: Query, trace: Trace) -> Generator_[ProgressEvent, None, list[Hit]]:
         """:meth:`retrieve` as a generator that yields a :class:`ProgressEvent` before each step and
         returns the hits (what ``ask`` and ``ask_stream`` run; override this to observe the hits)."""
-        for cc, transform in self.pipeline.many("query_transforms"):
+        for cc, transform in self.pipeline.many("query_transforms", QueryTransform):
             started = time.perf_counter()
             query = self.pipeline.call(cc.stage, cc.name, transform.transform, query)
             trace.stages.append(StageTrace(stage=f"transform:{cc.label}", component=cc.name, n_in=0, n_out=0,
-                                           ms=_ms(started), notes={"retrieval_text": query.search_text}))
+                                           ms=ms_since(started), notes={"retrieval_text": query.search_text}))
         yield ProgressEvent("retrieving", ", ".join(cc.label for cc, _ in self.retrievers))
         hits = self._retrieve_once(query, trace, suffix="")
         hits = yield from self._follow_hops(query, hits, trace)
-        for stage, method in (("filters", "apply"), ("rerankers", "rerank")):
-            for cc, component in self.pipeline.many(stage):
-                yield ProgressEvent("filtering" if stage == "filters" else "reranking", cc.label)
-                started = time.perf_counter()
-                n_in = len(hits)
-                result = self.pipeline.call(cc.stage, cc.name, getattr(component, method), query, hits)
-                notes: dict[str, Any] = {}
-                if isinstance(result, FilterOutcome):
-                    result, notes = result.hits, _accounting(result, n_in)
-                elif stage == "filters":
-                    notes = {"kept": len(result), "removed": {"filtered": n_in - len(result)}}
-                if cc.stage in self.corpus_warnings:
-                    notes["corpus_warning"] = self.corpus_warnings[cc.stage]
-                hits = result
-                trace.stages.append(_stage(f"{stage[:-1]}:{cc.label}", cc.name, n_in, hits, started, notes=notes))
+        for cc, component in self.pipeline.many("filters", Filter):
+            yield ProgressEvent("filtering", cc.label)
+            hits = self._step(query, hits, trace, cc, "filter", component.apply)
+        for cc, reranker in self.pipeline.many("rerankers", Reranker):
+            yield ProgressEvent("reranking", cc.label)
+            hits = self._step(query, hits, trace, cc, "reranker", reranker.rerank)
         return hits
+
+    def _step(self, query: Query, hits: list[Hit], trace: Trace, cc: Any, kind: str, method: Any) -> list[Hit]:
+        """One filter or reranker over ``hits``, recorded in the trace (a filter's with what it removed)."""
+        started = time.perf_counter()
+        n_in = len(hits)
+        result = self.pipeline.call(cc.stage, cc.name, method, query, hits)
+        notes: dict[str, Any] = {}
+        if isinstance(result, FilterOutcome):
+            result, notes = result.hits, filter_notes(result, n_in)
+        elif kind == "filter":
+            notes = {"kept": len(result), "removed": {"filtered": n_in - len(result)}}
+        if cc.stage in self.corpus_warnings:
+            notes["corpus_warning"] = self.corpus_warnings[cc.stage]
+        trace.stages.append(stage_trace(f"{kind}:{cc.label}", cc.name, n_in, result, started, notes=notes))
+        return result
 
     def _retrieve_once(self, query: Query, trace: Trace, suffix: str) -> list[Hit]:
         """Every retriever (for the question's language), then fusion."""
@@ -174,21 +186,31 @@ class Engine:
         for cc, retriever in self.retrievers:
             stage = f"retrieve:{cc.label}{suffix}"
             if cc.options["languages"] is not None and language not in cc.options["languages"]:
-                trace.stages.append(StageTrace(stage=stage, component=cc.name, n_in=0, n_out=0, ms=0.0,
-                                               notes={"skipped": f"serves {cc.options['languages']}, question is {language}"}))
+                trace.stages.append(
+                    StageTrace(
+                        stage=stage,
+                        component=cc.name,
+                        n_in=0,
+                        n_out=0,
+                        ms=0.0,
+                        notes={"skipped": f"serves {cc.options['languages']}, question is {language}"},
+                    )
+                )
                 continue
             started = time.perf_counter()
             found = self.pipeline.call(cc.stage, cc.name, retriever.retrieve, query, cc.options["top_k"])
             ranked[cc.label] = [Hit(node, {cc.label: float(node.score or 0.0)}) for node in found]
             explain = getattr(retriever, "trace_notes", None)  # optional: e.g. a filter pushed to a database
             notes = dict(self.pipeline.call(cc.stage, cc.name, explain, query)) if callable(explain) else None
-            trace.stages.append(_stage(stage, cc.name, 0, ranked[cc.label], started, notes=notes))
+            trace.stages.append(stage_trace(stage, cc.name, 0, ranked[cc.label], started, notes=notes))
         fusion_cc = self.pipeline.config.one("fusion")
         if fusion_cc is None:
             return next(iter(ranked.values()), [])
         started = time.perf_counter()
-        hits = self.pipeline.call("fusion", fusion_cc.name, self.pipeline.build(fusion_cc).fuse, query, ranked)
-        trace.stages.append(_stage(f"fusion{suffix}", fusion_cc.name, sum(len(h) for h in ranked.values()), hits, started))
+        hits = self.pipeline.call("fusion", fusion_cc.name, self.pipeline.build(fusion_cc, Fusion).fuse, query, ranked)
+        trace.stages.append(
+            stage_trace(f"fusion{suffix}", fusion_cc.name, sum(len(h) for h in ranked.values()), hits, started)
+        )
         return hits
 
     def _follow_hops(self, query: Query, hits: list[Hit], trace: Trace) -> Generator_[ProgressEvent, None, list[Hit]]:
@@ -196,13 +218,21 @@ class Engine:
         cc = self.pipeline.config.one("multihop")
         if cc is None:
             return hits
-        policy = self.pipeline.build(cc)
+        policy = self.pipeline.build(cc, HopPolicy)
         for hop in range(1, cc.options["max_hops"] + 1):
             started = time.perf_counter()
             follow_up = self.pipeline.call("multihop", cc.name, policy.next_query, query, hits, hop)
             if not follow_up:
-                trace.stages.append(StageTrace(stage=f"hop:{hop}", component=cc.name, n_in=len(hits), n_out=len(hits),
-                                               ms=_ms(started), notes={"stopped": "the policy asked for no further hop"}))
+                trace.stages.append(
+                    StageTrace(
+                        stage=f"hop:{hop}",
+                        component=cc.name,
+                        n_in=len(hits),
+                        n_out=len(hits),
+                        ms=ms_since(started),
+                        notes={"stopped": "the policy asked for no further hop"},
+                    )
+                )
                 break
             yield ProgressEvent("hop", f"{hop}: {follow_up}")
             found = self._retrieve_once(replace(query, retrieval_text=follow_up), trace, suffix=f"@hop{hop}")
@@ -210,7 +240,7 @@ class Engine:
             added = [h for h in found if h.node_id not in known]
             hits = hits + added
             trace.stages.append(StageTrace(stage=f"hop:{hop}", component=cc.name, n_in=len(hits) - len(added),
-                                           n_out=len(hits), ms=_ms(started),
+                                           n_out=len(hits), ms=ms_since(started),
                                            notes={"query": follow_up, "added": [h.node_id for h in added]}))
         return hits
 
@@ -256,7 +286,9 @@ class Engine:
         query = Query(text=question.strip(), filters=dict(filters or {}), history=tuple(history))
         trace = self._new_trace()
         if not query.text:
-            yield AnswerEvent(_refused(query, Refusal("empty_question", "the question is empty", "Please ask a question."), trace))
+            yield AnswerEvent(
+                refused(query, Refusal("empty_question", "the question is empty", "Please ask a question."), trace)
+            )
             return
         if self.cache is None:
             yield from self._answer(query, trace, stream=stream, cancel=cancel)
@@ -277,374 +309,11 @@ class Engine:
             answering.close()
 
     def _answer(self, query: Query, trace: Trace, *, stream: bool, cancel: Any = None) -> Iterator[StreamEvent]:
-        """Retrieval to the checked answer (no cache)."""
+        """Retrieval, then the steps to the checked answer (no cache; see :mod:`criss_rag.answering.steps`)."""
         hits = yield from self.retrieve_steps(query, trace)
-
-        policy_cc = self.pipeline.config.one("refusal")
-        refusal: Refusal | None = None
-        if policy_cc is not None:
-            yield ProgressEvent("refusal_check", policy_cc.name)
-            started = time.perf_counter()
-            refusal_policy = self.pipeline.build(policy_cc)
-            refusal = self.pipeline.call("refusal", policy_cc.name, refusal_policy.decide, query, hits)
-            notes = {"refused": refusal is not None, **({"reason": refusal.reason} if refusal else {})}
-            explain = getattr(refusal_policy, "trace_notes", None)  # optional: e.g. a check it skipped, and why
-            if callable(explain):
-                notes.update(self.pipeline.call("refusal", policy_cc.name, explain, query, hits))
-            trace.stages.append(_stage("refusal", policy_cc.name, len(hits), [] if refusal else hits, started, notes=notes))
-        if refusal is None and not hits:
-            refusal = Refusal("no_evidence", "retrieval returned no candidates", NO_EVIDENCE_MESSAGE)
-        if refusal is not None:
-            yield AnswerEvent(_refused(query, refusal, trace))  # no generator is called
-            return
-
-        context_cc = self.pipeline.config.one("context")
-        started = time.perf_counter()
-        context = self.pipeline.call("context", context_cc.name, self.pipeline.build(context_cc).build, query, hits)
-        trace.stages.append(_stage("context", context_cc.name, len(hits), [e.hit for e in context.evidence], started))
-        if self.relevance is not None and self.relevance.policy.before_generation:
-            yield ProgressEvent("refusal_check", "relevance of the evidence")
-            started = time.perf_counter()
-            verdict = self.relevance.before(query.text, context)
-            trace.stages.append(StageTrace(stage="relevance:evidence", component="criss_rag", n_in=len(context.evidence),
-                                           n_out=len(context.evidence), ms=_ms(started), notes=verdict.model_dump()))
-            if not verdict.relevant and self.relevance.policy.on_fail == "refuse":
-                yield AnswerEvent(_refused(query, off_topic(query.text, verdict), trace))  # no generator is called
-                return
-
-        generator_cc = self.pipeline.config.one("generator")
-        generator = self.pipeline.build(generator_cc)
-        policy = self.grounding
-        memo: dict[tuple, SentenceSupport] = {}  # verdicts the stream's gate asked for, reused by the check
-        # a policy that can change the text holds the stream back until each sentence is checked
-        gate = SentenceGate(lambda claim: self._judge(query, claim, context, memo), policy) \
-            if stream and SentenceGate.needed(policy) else None
-        deferred = False  # a whole (not streamed) answer under a gate is sent once checked
-        yield ProgressEvent("generating", generator_cc.name)
-        started = time.perf_counter()
-        if stream and callable(getattr(generator, "stream", None)):
-            pieces: list[str] = []
-            # text the generator may still turn into a refusal is held back until it no longer can
-            may_decline = getattr(generator, "may_decline", None)
-            hold = (lambda text: bool(may_decline(text, context))) if callable(may_decline) else _always
-            final = yield from _stream_pieces(generator_cc.name, generator.stream(query, context), pieces, gate, hold,
-                                              cancel)
-            generation = final if isinstance(final, Generation) else Generation(text="".join(pieces), model=generator_cc.name)
-        else:
-            generation = self.pipeline.call("generator", generator_cc.name, generator.generate, query, context)
-            if stream and generation.text and generation.refusal is None:
-                thinking, text = split_thinking(generation.text)
-                if thinking:
-                    yield ThinkingEvent(thinking)
-                if gate is None:
-                    yield TokenEvent(text)
-                deferred = gate is not None
-        notes: dict[str, Any] = {"model": generation.model, **{f"usage_{k}": v for k, v in generation.usage.items()}}
-        if stream:
-            notes["streamed"] = True
-        thinking, text = split_thinking(generation.text)  # the thinking is never part of the answer
-        if thinking:
-            notes["thinking_chars"] = len(thinking)
-        trace.stages.append(_stage("generate", generator_cc.name, len(context.evidence), [], started, notes=notes))
-        if generation.refusal is not None:  # the model itself said the evidence does not answer
-            # its words were never checked against the evidence: they go to the trace, marked so,
-            # and the reader sees the fixed message in the question's language
-            declined = generation.refusal
-            trace.stages[-1].notes["declined"] = declined.reason
-            trace.stages[-1].notes["declined_text"] = {
-                "text": text, "checked": False,
-                "note": "the generator's own words, never checked against the evidence; not shown as the answer"}
-            refusal = Refusal(declined.reason, declined.detail, in_language(INSUFFICIENT_EVIDENCE, query.text))
-            yield AnswerEvent(_refused(query, refusal, trace, generator=generation.model,
-                                       context=context_items(context, [])))
-            return
-
-        started = time.perf_counter()
-        check = verify_citations(text, context)
-        cite = StageTrace(stage="cite", component="criss_rag", n_in=len(context.evidence), n_out=len(check.citations),
-                          ms=0.0, notes={"invalid_markers": check.invalid})
-        trace.stages.append(cite)
-        if not check.citations and policy.citations == "require":
-            cite.ms = _ms(started)
-            detail = f"the generator ({generation.model}) cited no evidence, so its answer is withheld"
-            yield AnswerEvent(_refused(query, Refusal("uncited_answer", detail, UNCITED_MESSAGE), trace,
-                                       context=context_items(context, [])))
-            return
-        cite.ms = _ms(started)
-        yield ProgressEvent("checking", "sentence support")
-        sentences = self._verify(query, text, context, trace, memo)
-        grounded = apply_policy(text, sentences, policy)
-        check = verify_citations(grounded.text, context)
-        cite.n_out = len(check.citations)
-        cite.notes["policy"] = {"citations": policy.citations, "unsupported": policy.unsupported}
-        cite.notes["attributed"] = grounded.attributed  # markers the policy added
-        cite.notes["dropped"] = [{"text": d.text, "score": d.score, "why": d.why} for d in grounded.dropped]
-        if grounded.repeated:
-            cite.notes["repeated"] = grounded.repeated  # sentences said twice, shown once
-        refusal = ungrounded(query.text, generation.model, sentences, grounded, bool(check.citations))
-        if refusal is not None:
-            answer = _refused(query, refusal, trace, generator=generation.model,
-                              context=context_items(context, []))
-            answer.dropped = not_shown(sentences, grounded)  # what was found stays with the refusal
-            yield AnswerEvent(answer)
-            return
-        verdict = None
-        if self.relevance is not None:
-            verdict = self.relevance.after(query.text, grounded.sentences, context)
-            trace.stages.append(StageTrace(stage="relevance:answer", component="criss_rag", n_in=len(grounded.sentences),
-                                           n_out=len(grounded.sentences), ms=0.0, notes=verdict.model_dump()))
-            if not verdict.relevant and self.relevance.policy.on_fail == "refuse":
-                answer = _refused(query, off_topic(query.text, verdict), trace, generator=generation.model,
-                                  context=context_items(context, []))
-                answer.dropped, answer.relevance = grounded.dropped, verdict
-                yield AnswerEvent(answer)
-                return
-        if deferred:
-            yield TokenEvent(check.text)
-        yield AnswerEvent(Answer(question=query.text, text=check.text, citations=check.citations,
-                                 generator=generation.model, sentences=grounded.sentences, dropped=grounded.dropped,
-                                 relevance=verdict, trace=trace, context=context_items(context, check.citations)))
-
-    def _verifier(self) -> tuple[Any, str, Verifier]:
-        cc = self.pipeline.config.one("verifier")
-        return (cc, cc.name, self.pipeline.build(cc)) if cc is not None else (None, "criss_rag", DEFAULT_VERIFIER)
-
-    def _judge(self, query: Query, claim: SentenceSupport, context: Context, memo: dict[tuple, SentenceSupport]) -> SentenceSupport:
-        """The verdict on one sentence while it streams (kept in ``memo`` for the whole answer's check)."""
-        unchecked = SentenceSupport(text=claim.text, cited=[n for n in claim.cited if context.by_number(n) is not None],
-                                    invalid_citations=[n for n in claim.cited if context.by_number(n) is None])
-        key = (unchecked.text, tuple(unchecked.cited), tuple(unchecked.invalid_citations))
-        if key not in memo:
-            _, name, verifier = self._verifier()
-            verdicts = self.pipeline.call("verifier", name, verifier.verify, query, [unchecked], context)
-            memo[key] = verdicts[0] if len(verdicts) == 1 else unchecked
-        return memo[key]
-
-    def _verify(self, query: Query, text: str, context: Context, trace: Trace,
-                memo: dict[tuple, SentenceSupport] | None = None) -> list[SentenceSupport]:
-        """Per-sentence support verdicts (those in ``memo`` are not asked again). A configured
-        ``verifier:`` gets a ``verify`` stage of its own in the trace; the built-in meaning check
-        reports in the ``cite`` stage's notes."""
-        cc, name, verifier = self._verifier()
-        memo = memo or {}
-        started = time.perf_counter()
-        unchecked = unchecked_sentences(text, context)
-        keys = [(u.text, tuple(u.cited), tuple(u.invalid_citations)) for u in unchecked]
-        asked = [u for u, key in zip(unchecked, keys, strict=True) if key not in memo]
-        fresh = self.pipeline.call("verifier", name, verifier.verify, query, asked, context) if asked else []
-        if len(fresh) != len(asked):
-            raise ComponentError(f"stage verifier: component {name!r} returned {len(fresh)} verdicts for "
-                                 f"{len(asked)} sentences; return one verdict per sentence, in order")
-        answers = iter(fresh)
-        sentences = [memo[key] if key in memo else next(answers) for key in keys]
-        notes: dict[str, Any] = {"sentences": len(sentences),
-                                 "unsupported": [i + 1 for i, s in enumerate(sentences) if not s.supported]}
-        why = {str(i + 1): s.why for i, s in enumerate(sentences) if not s.supported and s.problems}
-        if why:
-            notes["why"] = why  # sentence number -> what the check found
-        threshold = getattr(verifier, "threshold", None)
-        if isinstance(threshold, float):
-            notes["threshold"] = threshold
-        if cc is None:
-            trace.stages[-1].notes.update({"verifier": "criss_rag (meaning)", **notes})
-            trace.stages[-1].ms = round(trace.stages[-1].ms + _ms(started), 3)
-        else:
-            trace.stages.append(StageTrace(stage="verify", component=cc.name, n_in=len(sentences),
-                                           n_out=len(sentences) - len(notes["unsupported"]), ms=_ms(started), notes=notes))
-        return sentences
+        yield from self.steps.answer(query, hits, trace, stream=stream, cancel=cancel)
 
     def _new_trace(self) -> Trace:
         return Trace(config_hash=self.config_hash, index_key=self.manifest.key,
                      corpus_version=corpus_version_text(self.manifest), plugins=dict(self.plugin_versions))
 
-
-def _accounting(outcome: FilterOutcome, n_in: int) -> dict[str, Any]:
-    notes: dict[str, Any] = {"kept": len(outcome.hits), "removed": dict(outcome.removed), "applied": outcome.applied}
-    if outcome.note:
-        notes["note"] = outcome.note
-    return notes
-
-
-class CitationCheck(NamedTuple):
-    """What :func:`verify_citations` found."""
-
-    text: str  # the answer with markers that match no evidence removed
-    citations: list[Citation]  # the cited evidence, in number order
-    invalid: list[int]  # cited numbers that match no evidence
-    sentences: list[SentenceSupport]  # per-sentence verdicts (empty unless a verifier was given)
-
-
-def verify_citations(text: str, context: Context, verifier: Verifier | None = None,
-                     query: Query | None = None) -> CitationCheck:
-    """Keep markers that point at real evidence, drop the others, and number the citations.
-
-    With a ``verifier`` (e.g. :class:`criss_rag.support.LexicalSupport`) each sentence of ``text``
-    is also judged against the evidence; sentences citing numbers that match no evidence keep them
-    in ``invalid_citations``.
-    """
-    cited: dict[int, Citation] = {}
-    invalid: list[int] = []
-    titles = source_titles(context)
-
-    def keep(match: re.Match[str]) -> str:
-        numbers = [int(n) for n in re.split(r"\s*,\s*", match.group(1))]
-        valid = []
-        for number in numbers:
-            evidence = context.by_number(number)
-            if evidence is None:
-                invalid.append(number)
-                continue
-            valid.append(number)
-            if number not in cited:
-                meta = evidence.hit.metadata
-                cited[number] = Citation(
-                    number=number, doc_id=evidence.hit.doc_id, node_id=evidence.hit.node_id,
-                    title=str(meta.get("title", "")), location=str(meta.get("url") or meta.get("source") or ""),
-                    score=evidence.hit.score, text=evidence.text, source_title=titles[number],
-                )
-        return "".join(f"[{n}]" for n in valid)
-
-    cleaned = CITATION_MARKER.sub(keep, text)
-    if invalid:  # tidy the gaps that removed markers leave ("smoking  [7]." -> "smoking.")
-        cleaned = re.sub(r"[ \t]+([.,;:!?。、])", r"\1", re.sub(r"(?<=\S)[ \t]{2,}", " ", cleaned))
-    sentences: list[SentenceSupport] = []
-    if verifier is not None:
-        unchecked = unchecked_sentences(text, context)
-        sentences = verifier.verify(query or Query(text=""), unchecked, context) if unchecked else []
-    return CitationCheck(cleaned, [cited[n] for n in sorted(cited)], invalid, sentences)
-
-
-def context_items(context: Context, citations: list[Citation]) -> list[ContextItem]:
-    """Every passage of ``context`` as the answer reports it, marked cited or not."""
-    titles = source_titles(context)
-    cited = {c.number for c in citations}
-    return [ContextItem(number=e.number, doc_id=e.hit.doc_id, node_id=e.hit.node_id,
-                        title=str(e.hit.metadata.get("title", "")), source_title=titles[e.number],
-                        location=str(e.hit.metadata.get("url") or e.hit.metadata.get("source") or ""),
-                        score=e.hit.score, text=e.text, cited=e.number in cited,
-                        metadata={k: v for k, v in e.hit.metadata.items() if _plain(v)})
-            for e in context.evidence]
-
-
-def _plain(value: Any) -> bool:
-    if isinstance(value, list | tuple):
-        return all(isinstance(v, str | int | float | bool) for v in value)
-    return value is None or isinstance(value, str | int | float | bool)
-
-
-def answer_policies(pipeline: Pipeline) -> tuple[GroundingPolicy, RelevanceCheck | None]:
-    """The generator stage's policies, from its engine keys (validated when the config loaded)."""
-    cc = pipeline.config.one("generator")
-    options = cc.options if cc is not None else {}
-    grounding = GroundingPolicy(citations=options.get("citations", "require"),
-                                unsupported=options.get("unsupported", "drop"))
-    if not options.get("relevance"):
-        return grounding, None
-    policy = RelevancePolicy.model_validate(options["relevance"])
-    if policy.analyzer is None:
-        return grounding, RelevanceCheck(policy)
-    analyzer = pipeline.analyzer(policy.analyzer, requested_by="generator")
-    return grounding, RelevanceCheck(policy, analyzer.analyze, getattr(analyzer, "analyzer_for", None))
-
-
-def _refused(query: Query, refusal: Refusal, trace: Trace, generator: str = "",
-             context: list[ContextItem] | None = None) -> Answer:
-    return Answer(
-        question=query.text, text=refusal.message, refused=True,
-        refusal_reason=refusal.reason, refusal_detail=refusal.detail, generator=generator, trace=trace,
-        context=context or [],
-    )
-
-
-def _always(text: str) -> bool:
-    return True
-
-
-def _stream_pieces(name: str, stream: Iterator[Any], pieces: list[str], gate: SentenceGate | None = None,
-                   hold: Callable[[str], bool] | None = None, cancel: Any = None) -> Generator_[StreamEvent, None, Any]:
-    """Yield a generator's streamed pieces as token events (collected in ``pieces``; through the
-    ``gate`` when there is one), its ``<think>`` text (or the :class:`ThinkingEvent` s it yields)
-    as thinking events; return what its stream returned (a final Generation, or None). Failures
-    name the stage and component.
-
-    While ``hold(answer text so far)`` is true (the generator may still decline), answer text is
-    held back; it is released once ``hold`` turns false, or when the stream ends with an answer,
-    and never when the stream ends in a refusal. Once ``cancel.is_set()`` the stream is closed and
-    :class:`StreamCancelled` raised, at the next piece, held or not."""
-    iterator = iter(stream)
-    splitter = ThinkSplitter()
-    answer: list[str] = []  # the answer text so far (thinking excluded)
-    held: list[str] = []
-    released = hold is None
-
-    def shown(text: str) -> Iterator[StreamEvent]:
-        if gate is None:
-            yield TokenEvent(text)
-        elif out := gate.feed(text):
-            yield TokenEvent(out)
-
-    def events(parts: list[tuple[str, str]]) -> Iterator[StreamEvent]:
-        nonlocal released
-        for kind, text in parts:
-            if kind == "thinking":
-                yield ThinkingEvent(text)
-                continue
-            answer.append(text)
-            if not released:
-                assert hold is not None
-                if hold("".join(answer)):
-                    held.append(text)
-                    continue
-                released, text = True, "".join(held) + text
-                held.clear()
-            yield from shown(text)
-
-    try:
-        while True:
-            try:
-                piece = next(iterator)
-            except StopIteration as stop:
-                yield from events(splitter.finish())
-                if not released:
-                    if isinstance(stop.value, Generation) and stop.value.refusal is not None:
-                        return stop.value  # a refusal: nothing the generator wrote is shown
-                    if held:
-                        yield from shown("".join(held))
-                if gate is not None and (out := gate.finish()):
-                    yield TokenEvent(out)
-                return stop.value
-            except CrissRagError:
-                raise
-            except Exception as exc:
-                raise ComponentError(f"stage generator: component {name!r} failed: {type(exc).__name__}: {exc}") from exc
-            if cancel is not None and cancel.is_set():
-                raise StreamCancelled(f"stage generator: the reader went away; {name!r} was stopped mid-answer")
-            if isinstance(piece, ThinkingEvent):
-                yield piece
-            elif piece:
-                pieces.append(piece)
-                yield from events(splitter.feed(piece))
-    finally:  # also when the reader stops early (a client gone): the generator's stream (an LLM slot) is freed now
-        close = getattr(iterator, "close", None)
-        if callable(close):
-            close()
-
-
-def _drain(steps: Generator_[Any, None, Any]) -> Any:
-    """Run ``steps`` to the end, ignoring what it yields; return what it returns."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as stop:
-            return stop.value
-
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)
-
-
-def _stage(stage: str, component: str, n_in: int, hits: list[Hit], started: float, notes: dict | None = None) -> StageTrace:
-    return StageTrace(
-        stage=stage, component=component, n_in=n_in, n_out=len(hits), ms=_ms(started),
-        top_scores=[round(h.score, 4) for h in hits[:5]], notes=notes or {},
-    )

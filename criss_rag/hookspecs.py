@@ -18,7 +18,9 @@ Example plugin module (registered under the entry-point group ``criss_rag``)::
     def register_retrievers(register):
         register("my-search", "my_plugin.retriever:MySearchRetriever")
 
-``docs/plugin-hooks.md`` documents each hook with its exact signature; a test keeps it in sync.
+``docs/plugin-hooks.md`` documents each hook with its exact signature (a test keeps it in sync)
+and lists what the bundled plugins register (generated from the registry); each component a
+pipeline builds is checked against its kind's Protocol (``criss_rag.protocols.BY_KIND``).
 """
 
 from __future__ import annotations
@@ -50,10 +52,6 @@ def register_loaders(register: Register) -> None:
     with a stable ``doc_id`` and metadata such as ``title`` and ``url``.
 
     :param register: call ``register(name, factory)`` for each loader.
-
-    Bundled: ``criss-rag-basic`` registers ``jsonl``, ``csv``, ``ncc-json`` and ``medquad-xml``;
-    ``criss-rag-manuals`` ``manual-pdf``, ``manual-html``, ``manual-markdown`` and ``manuals``;
-    ``criss-rag-crawl`` ``reviewed-urls``.
     """
 
 
@@ -65,9 +63,6 @@ def register_chunkers(register: Register) -> None:
     point back to it (``ref_doc_id``), so every citation maps to a source document.
 
     :param register: call ``register(name, factory)`` for each chunker.
-
-    Bundled: ``criss-rag-basic`` registers ``whole-document`` and ``sections``; ``criss-rag-manuals``
-    ``manual-structure``.
     """
 
 
@@ -79,9 +74,6 @@ def register_embeddings(register: Register) -> None:
     retriever) get it from ``ctx.embedding()``, never from LlamaIndex's global ``Settings``.
 
     :param register: call ``register(name, factory)`` for each embedding model.
-
-    Bundled: ``criss-rag-minilm`` registers ``minilm`` (all-MiniLM-L6-v2, offline);
-    ``criss-rag-openai`` and ``criss-rag-ollama`` register ``openai`` and ``ollama``.
     """
 
 
@@ -94,9 +86,6 @@ def register_llms(register: Register) -> None:
     that key and get it from ``ctx.llm(key)``. Nothing ever falls back to a default LLM.
 
     :param register: call ``register(name, factory)`` for each LLM backend.
-
-    Bundled: ``criss-rag-openai`` registers ``openai`` and ``openai-compatible``;
-    ``criss-rag-ollama`` registers ``ollama``.
     """
 
 
@@ -108,10 +97,6 @@ def register_analyzers(register: Register) -> None:
     retrievers, the extractive generator and text metrics share them via ``ctx.analyzer(name)``.
 
     :param register: call ``register(name, factory)`` for each analyzer.
-
-    Bundled: ``criss-rag-basic`` registers ``english``, ``standard`` (English words plus CJK
-    character bigrams) and ``auto`` (per text, by script); ``criss-rag-ja`` ``mecab``,
-    ``criss-rag-ko`` ``kiwi``, ``criss-rag-zh`` ``jieba``.
     """
 
 
@@ -123,9 +108,6 @@ def register_query_transforms(register: Register) -> None:
     question); the original question is kept for generation.
 
     :param register: call ``register(name, factory)`` for each query transform.
-
-    Bundled: ``criss-rag-basic`` registers ``keywords`` (the analyzer's terms of the question) and
-    ``llm-keywords`` (an LLM picks the keywords, as the Japanese guideline system did).
     """
 
 
@@ -139,9 +121,6 @@ def register_retrievers(register: Register) -> None:
     changed corpus rebuilds it whole).
 
     :param register: call ``register(name, factory)`` for each retriever.
-
-    Bundled: ``criss-rag-bm25`` registers ``bm25``; ``criss-rag-faiss`` registers ``faiss``;
-    ``criss-rag-tfidf`` registers ``tfidf``.
     """
 
 
@@ -152,9 +131,6 @@ def register_fusions(register: Register) -> None:
     Fusion merges the ranked lists of several retrievers into one ranking.
 
     :param register: call ``register(name, factory)`` for each fusion method.
-
-    Bundled: ``criss-rag-basic`` registers ``rrf`` (reciprocal-rank fusion) and ``weighted``
-    (normalised score fusion).
     """
 
 
@@ -166,8 +142,6 @@ def register_hop_policies(register: Register) -> None:
     loop. The engine merges each hop's candidates and records every hop in the trace.
 
     :param register: call ``register(name, factory)`` for each hop policy.
-
-    Bundled: ``criss-rag-basic`` registers ``missing-terms`` and ``llm-judge``.
     """
 
 
@@ -179,9 +153,6 @@ def register_filters(register: Register) -> None:
     records how many went in and out.
 
     :param register: call ``register(name, factory)`` for each filter.
-
-    Bundled: ``criss-rag-basic`` registers ``metadata``; ``criss-rag-domain`` ``cancer-type``;
-    ``criss-rag-registry`` ``diagnosis-year`` and ``staging-version``.
     """
 
 
@@ -192,11 +163,6 @@ def register_rerankers(register: Register) -> None:
     A reranker re-scores and re-orders candidates without the power to invent new ones.
 
     :param register: call ``register(name, factory)`` for each reranker.
-
-    Bundled: ``criss-rag-basic`` registers ``truncate`` and ``metadata-boost``; ``criss-rag-rerank``
-    registers ``llm`` and ``cross-encoder``; ``criss-rag-domain``
-    registers ``cancer-type-boost`` and ``intent-boost``; ``criss-rag-registry``
-    ``edition-recency`` and ``code-coverage``.
     """
 
 
@@ -208,8 +174,6 @@ def register_refusal_policies(register: Register) -> None:
     When it refuses, the engine calls no generator.
 
     :param register: call ``register(name, factory)`` for each policy.
-
-    Bundled: ``criss-rag-basic`` registers ``evidence-threshold``.
     """
 
 
@@ -220,8 +184,6 @@ def register_context_builders(register: Register) -> None:
     A context builder picks and numbers the evidence passages the generator may cite.
 
     :param register: call ``register(name, factory)`` for each context builder.
-
-    Bundled: ``criss-rag-basic`` registers ``numbered`` and ``concatenate``.
     """
 
 
@@ -232,9 +194,6 @@ def register_generators(register: Register) -> None:
     A generator writes the answer from the numbered evidence, citing it as ``[n]``.
 
     :param register: call ``register(name, factory)`` for each generator.
-
-    Bundled: ``criss-rag-basic`` registers ``extractive`` (no LLM: it quotes evidence sentences);
-    ``criss-rag-generate`` registers ``llm`` (an LLM of ``llms:`` with a prompt preset or file).
     """
 
 
@@ -247,10 +206,6 @@ def register_verifiers(register: Register) -> None:
     whether the evidence supports each one. The verdicts are ``Answer.sentences``.
 
     :param register: call ``register(name, factory)`` for each verifier.
-
-    Bundled: ``criss-rag-generate`` registers ``meaning`` (the built-in check, configurable),
-    ``lexical`` (alignment score with an analyzer and a threshold) and ``llm-check`` (an LLM
-    confirms the sentences the lexical check doubts).
     """
 
 
@@ -265,8 +220,6 @@ def register_caches(register: Register) -> None:
     the config names a cache.
 
     :param register: call ``register(name, factory)`` for each cache.
-
-    Bundled: ``criss-rag-cache`` registers ``semantic`` (embedding similarity, SQLite, LRU bound).
     """
 
 
@@ -278,8 +231,6 @@ def register_judges(register: Register) -> None:
     reports that as a failure, never as a score of zero.
 
     :param register: call ``register(name, factory)`` for each judge.
-
-    Bundled: ``criss-rag-judges`` registers ``rubric`` (six scores, four flags, a rationale).
     """
 
 
@@ -290,10 +241,6 @@ def register_metrics(register: Register) -> None:
     A metric computes named values for one evaluated record (question, answer, gold data).
 
     :param register: call ``register(name, factory)`` for each metric.
-
-    Bundled: ``criss-rag-basic`` registers ``answer-basics`` (citations, refusal, sentences);
-    ``criss-rag-metrics`` registers ``traceability``, ``retrieval``, ``rouge``, ``containment``,
-    ``bertscore``, ``embedding-cosine`` and ``caution``.
     """
 
 
@@ -306,8 +253,6 @@ def register_executors(register: Register) -> None:
     one (``--executor local``, the default) the work runs in this process.
 
     :param register: call ``register(name, factory)`` for each executor.
-
-    Bundled: ``criss-rag-ray`` registers ``ray`` (Ray Data over a local or remote Ray cluster).
     """
 
 
@@ -316,7 +261,4 @@ def register_commands(cli: click.Group) -> None:
     """Add sub-commands to the ``criss-rag`` command line.
 
     :param cli: the root ``click.Group``; call ``cli.add_command(command)``.
-
-    Bundled: ``criss-rag-crawl`` adds ``crawl``, ``criss-rag-serve`` adds ``serve``; the core commands live in
-    :mod:`criss_rag.cli`.
     """

@@ -6,17 +6,20 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from pydantic import ValidationError
 
+from criss_rag.component_helpers.llama_settings import guard_llama_settings
 from criss_rag.config import ComponentConfig, PipelineConfig, load_pipeline_config
 from criss_rag.config.model import not_in_index_key, stable_hash
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ComponentError, ConfigError, CrissRagError
-from criss_rag.llama_settings import guard_llama_settings
 from criss_rag.plugins import PluginHost
+from criss_rag.protocols import BY_KIND, check_protocol
 
+#: a component kind's Protocol (:mod:`criss_rag.protocols`), as :meth:`Pipeline.build` returns it
+C = TypeVar("C")
 
 #: question vectors remembered by :meth:`Pipeline.embed_query`
 QUERY_VECTORS_KEPT = 256
@@ -44,14 +47,24 @@ class Pipeline:
         return cls(load_pipeline_config(path, host.registry, overrides), host, show_progress=show_progress)
 
     # -- component construction ----------------------------------------------------------------
-    def build(self, cc: ComponentConfig) -> Any:
+    @overload
+    def build(self, cc: ComponentConfig) -> Any: ...
+
+    @overload
+    def build(self, cc: ComponentConfig, protocol: type[C]) -> C: ...
+
+    def build(self, cc: ComponentConfig, protocol: type[Any] | None = None) -> Any:
+        """The component of ``cc``, built on first use. Every component is checked against its kind's
+        Protocol when built; ``protocol`` (that Protocol, e.g. ``Retriever``) types the result."""
+        if protocol is not None and BY_KIND.get(cc.spec.kind) is not protocol:
+            raise TypeError(f"stage {cc.stage} holds a {cc.spec.kind}, not a {protocol.__name__}")
         if cc.stage not in self._built:
             self._built[cc.stage] = self._construct(cc.stage, cc.spec, cc.params)
         return self._built[cc.stage]
 
     def _construct(self, stage: str, spec: Any, params: Any) -> Any:
         try:
-            return spec.factory(params, ComponentContext(self, stage))
+            component = spec.factory(params, ComponentContext(self, stage))
         except CrissRagError:
             raise
         except Exception as exc:
@@ -59,6 +72,8 @@ class Pipeline:
                 f"stage {stage}: {spec.kind} {spec.name!r} (plugin {spec.plugin!r}) failed to start: "
                 f"{type(exc).__name__}: {exc}"
             ) from exc
+        check_protocol(stage, spec, component)
+        return component
 
     def call(self, stage: str, component: str, method: Any, *args: Any) -> Any:
         """Run one component method; unexpected errors name the stage and the component."""
@@ -71,12 +86,26 @@ class Pipeline:
                 f"stage {stage}: component {component!r} failed: {type(exc).__name__}: {exc}"
             ) from exc
 
-    def one(self, stage: str) -> Any | None:
-        cc = self.config.one(stage)
-        return self.build(cc) if cc else None
+    @overload
+    def one(self, stage: str) -> Any | None: ...
 
-    def many(self, stage: str) -> list[tuple[ComponentConfig, Any]]:
-        return [(cc, self.build(cc)) for cc in self.config.many(stage)]
+    @overload
+    def one(self, stage: str, protocol: type[C]) -> C | None: ...
+
+    def one(self, stage: str, protocol: type[Any] | None = None) -> Any | None:
+        cc = self.config.one(stage)
+        return (self.build(cc) if protocol is None else self.build(cc, protocol)) if cc else None
+
+    @overload
+    def many(self, stage: str) -> list[tuple[ComponentConfig, Any]]: ...
+
+    @overload
+    def many(self, stage: str, protocol: type[C]) -> list[tuple[ComponentConfig, C]]: ...
+
+    def many(self, stage: str, protocol: type[Any] | None = None) -> list[tuple[ComponentConfig, Any]]:
+        return [
+            (cc, self.build(cc) if protocol is None else self.build(cc, protocol)) for cc in self.config.many(stage)
+        ]
 
     # -- shared resources ------------------------------------------------------------------------
     def embedding(self, *, requested_by: str) -> Any:
@@ -90,7 +119,7 @@ class Pipeline:
         return self.build(cc)
 
     def embed_documents(self, texts: Any, spec: str | dict[str, Any] | None = None, *, requested_by: str) -> Any:
-        from criss_rag.embedding_cache import embed_with_cache
+        from criss_rag.indexing.embedding_cache import embed_with_cache
 
         if spec is not None:
             embedding = self.named("embedding", spec, requested_by=requested_by)
@@ -153,7 +182,7 @@ class Pipeline:
 
     def embedding_cache(self) -> Any:
         """The embedding cache of this config's index root (close it when done)."""
-        from criss_rag.embedding_cache import EmbeddingCache
+        from criss_rag.indexing.embedding_cache import EmbeddingCache
 
         return EmbeddingCache(self.config.index_dir / ".cache" / "embeddings.sqlite")
 
@@ -223,4 +252,5 @@ class Pipeline:
 
     def _all_components(self) -> list[ComponentConfig]:
         return self.config.all_components()
+
 

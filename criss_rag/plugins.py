@@ -185,7 +185,7 @@ class PluginHost:
             try:
                 self.registry.add(kind, comp_name, factory, plugin=name)
                 if self.strict:  # a reference that cannot be imported is a plugin failure: find it now
-                    self.registry.get(kind, comp_name).factory
+                    _ = self.registry.get(kind, comp_name).factory
             except PluginError as exc:
                 self._fail(name, "conflict" if "twice" in str(exc) else "register", str(exc))
                 continue

@@ -7,6 +7,9 @@ cannot do for hook implementations.
 
 from __future__ import annotations
 
+import difflib
+import functools
+import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -14,8 +17,19 @@ from typing import Any, Protocol, runtime_checkable
 from llama_index.core.schema import BaseNode, Document, NodeWithScore, TextNode
 from llama_index.core.storage.docstore import BaseDocumentStore
 
+from criss_rag.errors import PluginError
 from criss_rag.types import (
-    Answer, CacheHit, CacheScope, Context, FilterOutcome, Generation, Hit, JudgeVerdict, Query, Refusal, SentenceSupport,
+    Answer,
+    CacheHit,
+    CacheScope,
+    Context,
+    FilterOutcome,
+    Generation,
+    Hit,
+    JudgeVerdict,
+    Query,
+    Refusal,
+    SentenceSupport,
 )
 
 
@@ -228,3 +242,66 @@ class Executor(Protocol):
 
     def map_batches(self, setup: Callable[[], Callable[[list[Any]], list[Any]]],
                     batches: Sequence[list[Any]]) -> Iterator[list[Any]]: ...
+
+
+#: the Protocol each kind's components satisfy, checked when a pipeline builds one (embeddings and
+#: LLMs are LlamaIndex ``BaseEmbedding`` / ``LLM`` objects, which their base classes already define)
+BY_KIND: dict[str, type] = {
+    "loader": Loader, "chunker": Chunker, "analyzer": Analyzer, "query_transform": QueryTransform,
+    "hop_policy": HopPolicy, "retriever": Retriever, "fusion": Fusion, "filter": Filter, "reranker": Reranker,
+    "refusal": RefusalPolicy, "context": ContextBuilder, "generator": Generator, "verifier": Verifier,
+    "cache": AnswerCache, "judge": Judge, "metric": Metric, "executor": Executor,
+}
+
+
+@functools.cache
+def protocol_methods(protocol: type) -> dict[str, list[str]]:
+    """The methods ``protocol`` requires (its own and inherited), each with its parameter names."""
+    methods: dict[str, list[str]] = {}
+    for cls in reversed(protocol.__mro__):
+        if cls is object or cls is Protocol or not getattr(cls, "_is_protocol", False):
+            continue
+        for name, value in vars(cls).items():
+            if callable(value) and not name.startswith("_"):
+                methods[name] = list(inspect.signature(value).parameters)[1:]
+    return methods
+
+
+def protocol_problems(component: object, protocol: type) -> list[str]:
+    """What keeps ``component`` from satisfying ``protocol``: each required method that is missing
+    (with the near names it has instead) or that cannot take the arguments the engine passes."""
+    problems: list[str] = []
+    for name, params in protocol_methods(protocol).items():
+        call = f"{name}({', '.join(params)})"
+        method = getattr(component, name, None)
+        if not callable(method):
+            own = [n for n in dir(component) if not n.startswith("_") and callable(getattr(component, n, None))]
+            near = difflib.get_close_matches(name, own, n=2, cutoff=0.6)
+            hint = f" (it has {', '.join(f'`{n}`' for n in near)}: a misspelt name?)" if near else ""
+            problems.append(f"no method `{call}`{hint}")
+            continue
+        try:
+            signature = inspect.signature(method)
+        except (TypeError, ValueError):  # a builtin or C callable: nothing to read
+            continue
+        try:
+            signature.bind(*params)
+        except TypeError as exc:
+            problems.append(f"`{name}{signature}` cannot be called as `{call}` ({exc})")
+    return problems
+
+
+def check_protocol(stage: str, spec: Any, component: object) -> None:
+    """Raise a :class:`~criss_rag.errors.PluginError` naming the plugin, the component, each missing
+    or unusable method and the Protocol, when ``component`` does not satisfy its kind's Protocol
+    (``spec`` is the component's :class:`~criss_rag.registry.ComponentSpec`)."""
+    protocol = BY_KIND.get(spec.kind)
+    problems = protocol_problems(component, protocol) if protocol is not None else []
+    if protocol is not None and problems:
+        made = f"{type(component).__module__}.{type(component).__qualname__}"
+        raise PluginError(
+            f"stage {stage}: {spec.kind} {spec.name!r} of plugin {spec.plugin!r} does not satisfy the "
+            f"{protocol.__name__} protocol (criss_rag.protocols.{protocol.__name__}), which the engine calls: "
+            f"{'; '.join(problems)}. Its factory returned a {made}: fix the component in the plugin "
+            "(docs/plugin-hooks.md shows each kind's methods)."
+        )

@@ -247,7 +247,7 @@ class SentenceSupport(BaseModel):
 
 class RelevanceVerdict(BaseModel):
     """Whether an answer (or, before generation, the evidence) covers what the question asks, apart
-    from whether the evidence supports it (see :mod:`criss_rag.relevance`)."""
+    from whether the evidence supports it (see :mod:`criss_rag.answering.relevance`)."""
 
     relevant: bool
     score: float  # the share of the question's content words covered (0-1)

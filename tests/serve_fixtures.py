@@ -7,21 +7,47 @@ import json
 from pathlib import Path
 
 from criss_rag.engine import Engine
-from criss_rag.testing import pipeline_from_yaml, plugin_host
+from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 
 CORPUS = [
-    {"doc_id": "liver", "title": "Liver cancer", "url": "https://example.org/liver", "cancer_type": "liver",
-     "text": "Hepatitis B infection raises the risk of liver cancer. Heavy drinking also raises the risk of liver cancer."},
-    {"doc_id": "breast", "title": "Breast cancer", "url": "https://example.org/breast", "cancer_type": "breast",
-     "text": "Mammography screening finds breast cancer early. Obesity after menopause raises the risk of breast cancer."},
-    {"doc_id": "radon", "title": '<img src=x onerror="window.__pwned=1">Radon and lung cancer',
-     "url": "javascript:window.__pwned=3", "cancer_type": "lung",
-     "text": 'Radon exposure <script>window.__pwned=2</script> raises the risk of lung cancer. '
-             '<img src=x onerror="window.__pwned=4"> Radon is a colourless gas.'},
-    {"doc_id": "liver-ko", "title": "간암", "url": "https://example.org/ko/liver", "cancer_type": "liver",
-     "text": "간암은 간세포에서 시작되는 암입니다. B형 간염 바이러스에 감염되면 간암 위험이 높아집니다."},
-    {"doc_id": "lung-ja", "title": "肺がん", "url": "https://example.org/ja/lung", "cancer_type": "lung",
-     "text": "肺がんは喫煙と強く関係しています。長引くせきは肺がんの症状のことがあります。"},
+    {
+        "doc_id": "liver",
+        "title": "Liver cancer",
+        "url": "https://example.org/liver",
+        "cancer_type": "liver",
+        "text": "Hepatitis B infection raises the risk of liver cancer. Heavy drinking also raises the risk of liver "
+                "cancer.",
+    },
+    {
+        "doc_id": "breast",
+        "title": "Breast cancer",
+        "url": "https://example.org/breast",
+        "cancer_type": "breast",
+        "text": "Mammography screening finds breast cancer early. Obesity after menopause raises the risk of breast "
+                "cancer.",
+    },
+    {
+        "doc_id": "radon",
+        "title": '<img src=x onerror="window.__pwned=1">Radon and lung cancer',
+        "url": "javascript:window.__pwned=3",
+        "cancer_type": "lung",
+        "text": "Radon exposure <script>window.__pwned=2</script> raises the risk of lung cancer. "
+        '<img src=x onerror="window.__pwned=4"> Radon is a colourless gas.',
+    },
+    {
+        "doc_id": "liver-ko",
+        "title": "간암",
+        "url": "https://example.org/ko/liver",
+        "cancer_type": "liver",
+        "text": "간암은 간세포에서 시작되는 암입니다. B형 간염 바이러스에 감염되면 간암 위험이 높아집니다.",
+    },
+    {
+        "doc_id": "lung-ja",
+        "title": "肺がん",
+        "url": "https://example.org/ja/lung",
+        "cancer_type": "lung",
+        "text": "肺がんは喫煙と強く関係しています。長引くせきは肺がんの症状のことがあります。",
+    },
 ]
 PIPELINE = """\
 name: serve-test
@@ -45,7 +71,7 @@ def engine_for(root: Path, generator: str = "extractive", extra: str = "cache: f
                corpus: list[dict] = CORPUS, analyzer: str = "standard") -> Engine:
     """An engine over the corpus (the fake plugin and every installed plugin loaded)."""
     write_corpus(root, corpus)
-    yaml_text = PIPELINE.replace("GENERATOR", generator).replace("EXTRA", extra).replace("ANALYZER", analyzer)
+    yaml_text = replaced(PIPELINE, "GENERATOR", generator, "EXTRA", extra, "ANALYZER", analyzer)
     return Engine.open(pipeline_from_yaml(yaml_text, root, plugin_host(entry_points=True)), build_if_missing=True)
 
 

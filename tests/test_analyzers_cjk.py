@@ -17,7 +17,7 @@ import criss_rag_ko.kiwi as kiwi_module
 import criss_rag_zh.jieba_analyzer as jieba_module
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import fake_plugin, pipeline_from_yaml
@@ -444,7 +444,7 @@ def test_reloaded_bm25_keeps_one_character_terms(tmp_path):
     """A reloaded BM25 index must search the analyzer's terms as they are: the single kanji 肺
     (lung) is a whole term, and it must still match after the index is read back from disk."""
     from criss_rag.engine import Engine
-    from criss_rag.indexing import ingest
+    from criss_rag.indexing.ingestion import ingest
     from criss_rag.plugins import PluginHost
     from criss_rag.testing import pipeline_from_yaml
 
@@ -462,5 +462,7 @@ generator: extractive
     host = PluginHost(strict=True, extra_plugins={"fake": fake_plugin})
     pipeline = pipeline_from_yaml(yaml_text, tmp_path, host)
     ingest(pipeline)
-    hits = Engine.open(pipeline_from_yaml(yaml_text, tmp_path, host)).retrieve(__import__("criss_rag.types", fromlist=["Query"]).Query("肺"))
+    hits = Engine.open(pipeline_from_yaml(yaml_text, tmp_path, host)).retrieve(
+        __import__("criss_rag.types", fromlist=["Query"]).Query("肺")
+    )
     assert [h.doc_id for h in hits] == ["lung"]

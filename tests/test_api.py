@@ -78,8 +78,9 @@ def test_overrides_as_set_strings_or_a_mapping(config, overrides):
 
 
 def test_a_mapping_override_keeps_the_value_type(config, tmp_path):
-    pipeline = criss_rag.load_pipeline(config, host=plugin_host(),
-                                       overrides={"retrievers.fake-keyword.top_k": 2, "index.dir": str(tmp_path / "ix")})
+    pipeline = criss_rag.load_pipeline(
+        config, host=plugin_host(), overrides={"retrievers.fake-keyword.top_k": 2, "index.dir": str(tmp_path / "ix")}
+    )
     assert pipeline.config.many("retrievers")[0].options["top_k"] == 2
     assert pipeline.config.index_dir == tmp_path / "ix"
 

@@ -12,17 +12,17 @@ from types import SimpleNamespace
 import pytest
 from llama_index.core.schema import MetadataMode, NodeRelationship, NodeWithScore
 
+from criss_rag.component_helpers.loader_files import make_document
 from criss_rag.errors import DataError
+from criss_rag.language.text import detect_language, split_sentences
 from criss_rag.plugins import PluginHost
-from criss_rag.testing import fake_plugin, pipeline_from_yaml, run_pipeline
-from criss_rag.text import detect_language, split_sentences
+from criss_rag.testing import fake_plugin, pipeline_from_yaml, replaced, run_pipeline
 from criss_rag.types import Answer, Citation, Context, Evidence, Hit, Query, Trace, text_node
 from criss_rag_basic.analyzers import EnglishAnalyzer, StandardAnalyzer
 from criss_rag_basic.answering import DEFAULT_REFUSALS, EvidenceThreshold, NumberedContext
 from criss_rag_basic.chunkers import SectionChunker, WholeDocumentChunker
 from criss_rag_basic.extractive import NOTICES, ExtractiveGenerator
 from criss_rag_basic.html_text import html_to_text
-from criss_rag.sources import make_document
 from criss_rag_basic.loaders import JsonlLoader, NccJsonLoader
 from criss_rag_basic.metrics import AnswerBasics
 from criss_rag_basic.ranking import MetadataFilter, ReciprocalRankFusion, Truncate
@@ -208,7 +208,7 @@ def test_jsonl_fingerprint_changes_when_the_file_changes(tmp_path):
 
 def test_jsonl_through_a_pipeline_resolves_path_against_the_config_folder(tmp_path, basic_host):
     write_jsonl(tmp_path / "corpus.jsonl", JSONL_RECORDS)
-    yaml_text = PIPELINE_YAML.replace("loader: {name: fake-loader}", "loader: {name: jsonl, path: corpus.jsonl}")
+    yaml_text = replaced(PIPELINE_YAML, "loader: {name: fake-loader}", "loader: {name: jsonl, path: corpus.jsonl}")
     pipe = pipeline_from_yaml(yaml_text, tmp_path, basic_host)
     loader = pipe.build(pipe.config.one("loader"))
     assert isinstance(loader, JsonlLoader)
@@ -217,7 +217,7 @@ def test_jsonl_through_a_pipeline_resolves_path_against_the_config_folder(tmp_pa
 
 
 def test_jsonl_missing_file_through_a_pipeline_is_a_data_error(tmp_path, basic_host):
-    yaml_text = PIPELINE_YAML.replace("loader: {name: fake-loader}", "loader: {name: jsonl, path: missing.jsonl}")
+    yaml_text = replaced(PIPELINE_YAML, "loader: {name: fake-loader}", "loader: {name: jsonl, path: missing.jsonl}")
     pipe = pipeline_from_yaml(yaml_text, tmp_path, basic_host)
     with pytest.raises(DataError, match="missing.jsonl"):
         pipe.build(pipe.config.one("loader"))
@@ -419,21 +419,33 @@ def test_html_blocks_become_lines():
 def test_html_lists_keep_their_items_in_four_languages():
     """Each <li> a line of its own with its bullet or number, so the items stay items (sentences)
     through chunking and quoting instead of one run-on line."""
-    from criss_rag.text import split_sentences
+    from criss_rag.language.text import split_sentences
 
     lists = {
-        "en": ("Symptoms may include:", ["pain in the upper right abdomen", "a lump under the ribs", "yellowing of the skin"],
-               "See a doctor if they last."),
-        "ko": ("다음과 같은 증상이 나타날 수 있습니다.", ["오른쪽 윗배의 통증", "갈비뼈 아래의 덩어리", "피부가 노랗게 변하는 황달"],
-               "증상이 계속되면 진료를 받으세요."),
-        "ja": ("次のような症状があります。", ["右上腹部の痛み", "肋骨の下のしこり", "皮膚が黄色くなる黄疸"], "続くときは受診してください。"),
+        "en": (
+            "Symptoms may include:",
+            ["pain in the upper right abdomen", "a lump under the ribs", "yellowing of the skin"],
+            "See a doctor if they last.",
+        ),
+        "ko": (
+            "다음과 같은 증상이 나타날 수 있습니다.",
+            ["오른쪽 윗배의 통증", "갈비뼈 아래의 덩어리", "피부가 노랗게 변하는 황달"],
+            "증상이 계속되면 진료를 받으세요.",
+        ),
+        "ja": (
+            "次のような症状があります。",
+            ["右上腹部の痛み", "肋骨の下のしこり", "皮膚が黄色くなる黄疸"],
+            "続くときは受診してください。",
+        ),
         "zh": ("可能出现以下症状：", ["右上腹疼痛", "肋骨下方的肿块", "皮肤发黄的黄疸"], "症状持续时请就医。"),
     }
     for lang, (lead, items, after) in lists.items():
         bulleted = html_to_text(f"<p>{lead}</p><ul>{''.join(f'<li>{i}</li>' for i in items)}</ul><p>{after}</p>")
-        numbered = html_to_text(f"<p>{lead}</p><ol start='3'>{''.join(f'<li>{i}</li>' for i in items)}</ol><p>{after}</p>")
+        numbered = html_to_text(
+            f"<p>{lead}</p><ol start='3'>{''.join(f'<li>{i}</li>' for i in items)}</ol><p>{after}</p>"
+        )
         assert bulleted.splitlines()[1:4] == [f"- {i}" for i in items], lang
-        assert numbered.splitlines()[1:4] == [f"{n}. {i}" for n, i in zip((3, 4, 5), items)], lang
+        assert numbered.splitlines()[1:4] == [f"{n}. {i}" for n, i in zip((3, 4, 5), items, strict=True)], lang
         for text in (bulleted, numbered):
             assert split_sentences(text) == [lead, *items, after], lang
     assert html_to_text("<ol><li>a<ul><li>b</li></ul></li><li>c</li></ol>").splitlines() == ["1. a", "- b", "2. c"]
@@ -562,8 +574,9 @@ def test_custom_marker():
 
 
 def test_section_chunker_via_the_registry(tmp_path, basic_host):
-    yaml_text = PIPELINE_YAML.replace("chunker: {name: fake-chunker}",
-                                      "chunker: {name: sections, max_tokens: 64, overlap_tokens: 8}")
+    yaml_text = replaced(
+        PIPELINE_YAML, "chunker: {name: fake-chunker}", "chunker: {name: sections, max_tokens: 64, overlap_tokens: 8}"
+    )
     pipe = pipeline_from_yaml(yaml_text, tmp_path, basic_host)
     chunker = pipe.build(pipe.config.one("chunker"))
     assert isinstance(chunker, SectionChunker) and chunker.params.max_tokens == 64
@@ -802,7 +815,13 @@ def test_min_coverage_through_a_pipeline(pipeline):
 
 
 @pytest.mark.parametrize(
-    "question", ["위암의 치료 방법은 무엇인가요?", "胃がんの治療法は何ですか？", "胃癌的治疗方法是什么？", "How is stomach cancer treated?"]
+    "question",
+    [
+        "위암의 치료 방법은 무엇인가요?",
+        "胃がんの治療法は何ですか？",
+        "胃癌的治疗方法是什么？",
+        "How is stomach cancer treated?",
+    ],
 )
 def test_refusal_message_is_in_the_question_language(question):
     refusal = threshold().decide(Query(question), [])
@@ -998,7 +1017,7 @@ def test_evidence_type_is_what_the_context_holds():
 
 
 def test_the_extractive_generator_quotes_a_lead_in_with_its_list_items_one_per_line():
-    from criss_rag.text import split_sentences
+    from criss_rag.language.text import split_sentences
     from criss_rag_basic.extractive import quoted_body, with_their_lists
 
     units = {1: split_sentences("Liver cancer may cause:\n- pain under the right ribs\n- yellow skin and eyes\n"

@@ -12,20 +12,37 @@ from pathlib import Path
 import pytest
 
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.plugins import PluginHost
-from criss_rag.testing import FAKE_PIPELINE_YAML, EchoGenerator, pipeline_from_yaml, plugin_host
+from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import AnswerEvent, ChatTurn, TokenEvent
 
 CORPUS = [
-    {"doc_id": "liver", "title": "Liver cancer", "cancer_type": "liver",
-     "text": "Hepatitis B infection raises the risk of liver cancer. Heavy drinking also raises the risk of liver cancer."},
-    {"doc_id": "liver-2", "title": "Liver cancer prevention", "cancer_type": "liver",
-     "text": "Vaccination against hepatitis B lowers the risk of liver cancer."},
-    {"doc_id": "breast", "title": "Breast cancer", "cancer_type": "breast",
-     "text": "Obesity after menopause raises the risk of breast cancer. Mammography finds breast cancer early."},
-    {"doc_id": "lung", "title": "Lung cancer", "cancer_type": "lung",
-     "text": "Smoking raises the risk of lung cancer. A persistent cough can be a sign of lung cancer."},
+    {
+        "doc_id": "liver",
+        "title": "Liver cancer",
+        "cancer_type": "liver",
+        "text": "Hepatitis B infection raises the risk of liver cancer. Heavy drinking also raises the risk of liver "
+                "cancer.",
+    },
+    {
+        "doc_id": "liver-2",
+        "title": "Liver cancer prevention",
+        "cancer_type": "liver",
+        "text": "Vaccination against hepatitis B lowers the risk of liver cancer.",
+    },
+    {
+        "doc_id": "breast",
+        "title": "Breast cancer",
+        "cancer_type": "breast",
+        "text": "Obesity after menopause raises the risk of breast cancer. Mammography finds breast cancer early.",
+    },
+    {
+        "doc_id": "lung",
+        "title": "Lung cancer",
+        "cancer_type": "lung",
+        "text": "Smoking raises the risk of lung cancer. A persistent cough can be a sign of lung cancer.",
+    },
 ]
 SEMANTIC_YAML = """\
 name: cache-test
@@ -43,7 +60,9 @@ RISK = "What raises the risk of liver cancer?"
 
 
 def write_corpus(root: Path, docs: list[dict]) -> None:
-    (root / "corpus.jsonl").write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in docs) + "\n", encoding="utf-8")
+    (root / "corpus.jsonl").write_text(
+        "\n".join(json.dumps(d, ensure_ascii=False) for d in docs) + "\n", encoding="utf-8"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -52,9 +71,9 @@ def host() -> PluginHost:
 
 
 def semantic_engine(root: Path, host: PluginHost, max_entries: int = 100, threshold: float | None = None) -> Engine:
-    yaml = SEMANTIC_YAML.replace("MAX", str(max_entries))
+    yaml = replaced(SEMANTIC_YAML, "MAX", str(max_entries))
     if threshold is not None:
-        yaml = yaml.replace("max_entries:", f"threshold: {threshold}, max_entries:")
+        yaml = replaced(yaml, "max_entries:", f"threshold: {threshold}, max_entries:")
     pipeline = pipeline_from_yaml(yaml, root, host)
     return Engine.open(pipeline, build_if_missing=True)
 
@@ -186,12 +205,12 @@ def fake_engine(tmp_path) -> Engine:
 
 
 def test_a_hit_calls_no_generator_and_streams_its_text_once(fake_engine):
-    EchoGenerator.calls = 0
+    generator = fake_engine.pipeline.one("generator")
     question = "Which test finds stomach cancer?"
     first = fake_engine.ask(question)
-    assert EchoGenerator.calls == 1 and first.cached is None
+    assert generator.calls == 1 and first.cached is None
     events = list(fake_engine.ask_stream("which test finds  STOMACH cancer?"))
-    assert EchoGenerator.calls == 1  # answered from the cache
+    assert generator.calls == 1  # answered from the cache
     assert [type(e) for e in events] == [TokenEvent, AnswerEvent]
     assert events[0].text == first.text and events[1].answer.cached.original_question == question
 
@@ -225,7 +244,9 @@ def test_evaluation_runs_drop_the_cache_unless_the_experiment_keeps_it(tmp_path)
 
     host = plugin_host()
     (tmp_path / "pipeline.yaml").write_text(FAKE_PIPELINE_YAML + "cache: fake-cache\n", encoding="utf-8")
-    (tmp_path / "q.jsonl").write_text('{"qid": "1", "question": "Which test finds stomach cancer?"}\n', encoding="utf-8")
+    (tmp_path / "q.jsonl").write_text(
+        '{"qid": "1", "question": "Which test finds stomach cancer?"}\n', encoding="utf-8"
+    )
     spec = "name: e\npipeline: pipeline.yaml\nvariants: [{name: base}]\nquestions: [{path: q.jsonl}]\n"
     (tmp_path / "off.yaml").write_text(spec, encoding="utf-8")
     (tmp_path / "on.yaml").write_text(spec + "cache: true\n", encoding="utf-8")
@@ -250,7 +271,9 @@ def test_korean_and_japanese_questions_are_cached_within_their_language(root, ho
     assert engine.ask("폐암 위험을 높이는 것은 무엇인가요?").cached is None  # another cancer (폐암 vs 간암)
     japanese = "肺がんのリスクを高めるものは何ですか？"
     assert not engine.ask(japanese).refused and engine.ask(japanese).cached is not None
-    scopes = {row[0] for row in sqlite3.connect(root / "cache" / "answers.sqlite").execute("SELECT language FROM entries")}
+    scopes = {
+        row[0] for row in sqlite3.connect(root / "cache" / "answers.sqlite").execute("SELECT language FROM entries")
+    }
     assert scopes == {"ko", "ja"}
 
 
@@ -289,8 +312,15 @@ def test_the_cache_and_the_dense_retriever_embed_each_question_once(root, monkey
     original = HashEmbedding._get_query_embedding
     monkeypatch.setattr(HashEmbedding, "_get_query_embedding",
                         lambda self, query: embedded.append(query) or original(self, query))
-    yaml_text = SEMANTIC_YAML.replace("MAX", "100").replace("embedding: minilm", "embedding: fake-hash").replace(
-        "[{name: bm25, analyzer: standard}]", "[{name: faiss}]")
+    yaml_text = replaced(
+        SEMANTIC_YAML,
+        "MAX",
+        "100",
+        "embedding: minilm",
+        "embedding: fake-hash",
+        "[{name: bm25, analyzer: standard}]",
+        "[{name: faiss}]",
+    )
     engine = Engine.open(pipeline_from_yaml(yaml_text, root, plugin_host(entry_points=True)), build_if_missing=True)
     first = engine.ask(RISK)  # a miss: the cache looks up, faiss retrieves, the cache stores
     assert first.cached is None and first.citations
@@ -307,7 +337,10 @@ NEAR_MISSES = [  # (stored, asked): each pair scores at or above the 0.95 thresh
     ("What is the treatment for stage IIIA lung cancer?", "What is the treatment for stage IIIB lung cancer?"),
     ("Should a 2 cm stage I breast tumor be removed?", "Should a 4 cm stage I breast tumor be removed?"),
     ("Should women over 50 get mammograms every year?", "Should women under 50 get mammograms every year?"),
-    ("Is chemotherapy recommended for early prostate cancer?", "Is chemotherapy not recommended for early prostate cancer?"),
+    (
+        "Is chemotherapy recommended for early prostate cancer?",
+        "Is chemotherapy not recommended for early prostate cancer?",
+    ),
     ("How is HER2-positive breast cancer treated?", "How is HER2-negative breast cancer treated?"),
     ("How is leukemia treated in children?", "How is leukemia treated in adults?"),
 ]

@@ -37,7 +37,9 @@ def same(a: str, b: str, language: str | None = None) -> None:
 ])
 def test_any_unmatched_content_word_blocks_even_one_no_list_knows(a, b, language):
     unmatched = different(a, b, language)
-    assert any(word in " ".join(unmatched) for word in ("zorvatex", "quibrolin", "조르바텍스", "ゾルバテックス", "佐巴特斯"))
+    assert any(
+        word in " ".join(unmatched) for word in ("zorvatex", "quibrolin", "조르바텍스", "ゾルバテックス", "佐巴特斯")
+    )
 
 
 def test_the_unmatched_words_are_named_as_written():
@@ -184,7 +186,9 @@ def test_the_same_words_in_another_order_are_not_shown_equal(a, b):
 
 
 def test_a_reordered_question_names_the_order_in_the_trace():
-    verdict = compare("Does hepatitis B infection cause liver cancer?", "Does liver cancer cause hepatitis B infection?")
+    verdict = compare(
+        "Does hepatitis B infection cause liver cancer?", "Does liver cancer cause hepatitis B infection?"
+    )
     assert not verdict.same and verdict.unmatched[0].startswith("word order:"), verdict
     moved_point = compare("How is stomach cancer treated?", "What is the treatment for stomach cancer?")
     assert moved_point.same, moved_point  # what is asked may move; the things it is asked about may not

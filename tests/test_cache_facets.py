@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from criss_rag.text import detect_language
-
+from criss_rag.language.text import detect_language
 from criss_rag.lexicon.facets import Facets, extract
 
 PAIRS = [json.loads(line) for line in

@@ -1,4 +1,4 @@
-"""Multi-turn chat (:mod:`criss_rag.chat`): condensing follow-ups (offline heuristic and LLM),
+"""Multi-turn chat (:mod:`criss_rag.answering.chat`): condensing follow-ups (offline heuristic and LLM),
 token-bounded memory, citations every turn, streaming, saving and resuming, ``criss-rag chat``.
 
 LLMs are real LlamaIndex clients against the loopback stub servers."""
@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from criss_rag.chat import ChatSession, condense_offline, find_topic, read_session
+from criss_rag.answering.chat import ChatSession, condense_offline, find_topic, read_session
 from criss_rag.cli.main import build_cli
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError
 from criss_rag.plugins import PluginHost
-from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
+from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, replaced
 from criss_rag.testing.servers import OpenAIStubServer, RecordedRequest
 from criss_rag.types import AnswerEvent, TokenEvent
 
@@ -35,7 +35,9 @@ def host() -> PluginHost:
 
 
 def make_workdir(root: Path) -> Path:
-    (root / "corpus.jsonl").write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in CORPUS) + "\n", encoding="utf-8")
+    (root / "corpus.jsonl").write_text(
+        "\n".join(json.dumps(d, ensure_ascii=False) for d in CORPUS) + "\n", encoding="utf-8"
+    )
     return root
 
 
@@ -154,7 +156,9 @@ def test_condensing_with_the_llm_the_config_names(workdir, host):
 def test_chat_settings_are_validated(workdir, host):
     with pytest.raises(ConfigError, match="chat.condense_llm names the LLM 'nope', but `llms:` names only: \\(none\\)"):
         pipeline_from_yaml(config(workdir, chat="chat: {condense_llm: nope}\n"), workdir, host)
-    with pytest.raises(ConfigError, match="chat, key 'memory': Extra inputs are not permitted. Valid keys: condense_llm"):
+    with pytest.raises(
+        ConfigError, match="chat, key 'memory': Extra inputs are not permitted. Valid keys: condense_llm"
+    ):
         pipeline_from_yaml(config(workdir, chat="chat: {memory: 3}\n"), workdir, host)
     plan = pipeline_from_yaml(config(workdir, chat="chat: {memory_tokens: 64}\n"), workdir, host).config.plan()
     assert plan["chat"]["memory_tokens"] == 64 and plan["chat"]["condense_llm"] is None
@@ -164,7 +168,11 @@ def test_chat_settings_are_validated(workdir, host):
 def test_memory_is_bounded_by_tokens(workdir, host):
     engine = engine_for(workdir, host, config(workdir, chat="chat: {memory_tokens: 120}\n"))
     session = ChatSession(engine)
-    for question in ("How is liver cancer diagnosed?", "How is lung cancer diagnosed?", "How is breast cancer screened?"):
+    for question in (
+        "How is liver cancer diagnosed?",
+        "How is lung cancer diagnosed?",
+        "How is breast cancer screened?",
+    ):
         session.ask(question)
     history = session.history()
     assert 0 < len(history) < 6 and len(history) % 2 == 0
@@ -267,7 +275,7 @@ def test_cli_chat_reports_a_failed_turn_and_goes_on(tmp_path, host, monkeypatch)
     workdir = make_workdir(tmp_path)
     with OpenAIStubServer(reply="Liver cancer starts in liver cells [1].") as server:
         path = workdir / "cli-chat-stall.yaml"
-        llms = stub_llms(server).replace("max_retries: 0", "max_retries: 0, timeout: 0.2")
+        llms = replaced(stub_llms(server), "max_retries: 0", "max_retries: 0, timeout: 0.2")
         path.write_text(config(workdir, "{name: llm, llm: gen}", llms), encoding="utf-8")
         built(host, path)
         server.stall(5)

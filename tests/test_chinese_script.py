@@ -7,11 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from criss_rag.chat import condense_offline
-from criss_rag.chinese_script import (
-    SIMPLIFIED_OF, SIMPLIFIED_ONLY, TRADITIONAL_ONLY, chinese_script, message_for, simplified_chars,
+from criss_rag.answering.chat import condense_offline
+from criss_rag.answering.grounding_policy import off_topic
+from criss_rag.language.chinese_script import (
+    SIMPLIFIED_OF,
+    SIMPLIFIED_ONLY,
+    TRADITIONAL_ONLY,
+    chinese_script,
+    message_for,
+    simplified_chars,
 )
-from criss_rag.grounding import off_topic
 from criss_rag.types import RelevanceVerdict
 from criss_rag_basic.answering import DEFAULT_REFUSALS
 from criss_rag_basic.extractive import NOTICES
@@ -84,8 +89,9 @@ def test_language_match_prefers_evidence_in_the_questions_language():
     from criss_rag_basic.language_match import LanguageMatch
 
     def hit(doc_id: str, lang: str, score: float) -> Hit:
-        from criss_rag.types import text_node
         from llama_index.core.schema import NodeWithScore
+
+        from criss_rag.types import text_node
 
         return Hit(NodeWithScore(node=text_node(f"{doc_id}-0", "text", doc_id=doc_id, lang=lang), score=score))
 

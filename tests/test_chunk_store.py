@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from llama_index.core.schema import TextNode
 
-from criss_rag.chunk_store import ChunkStore
+from criss_rag.indexing.chunk_store import ChunkStore
 
 CHUNKS = [
     TextNode(text="간암은 간세포에서 시작됩니다.", id_="ko-1", metadata={"doc_id": "liver-ko"}),
@@ -26,7 +26,10 @@ def test_a_retrieved_chunk_is_built_once_and_reused(store):
     first = store.get_node("ko-1")
     assert first.get_content() == "간암은 간세포에서 시작됩니다." and first.metadata == {"doc_id": "liver-ko"}
     assert store.get_node("ko-1") is first
-    assert store.get_node("ja-1") is not first and store.get_node("ja-1").get_content() == "胃がんは胃の粘膜から始まります。"
+    assert (
+        store.get_node("ja-1") is not first
+        and store.get_node("ja-1").get_content() == "胃がんは胃の粘膜から始まります。"
+    )
 
 
 def test_all_chunks_and_missing_ids_behave_like_llama_index(store):

@@ -34,7 +34,18 @@ def config(tmp_path) -> Path:
 
 
 def test_help_everywhere(run):
-    for command in ([], ["ingest"], ["ask"], ["chat"], ["plugins"], ["validate"], ["explain"], ["demo"], ["eval"], ["eval", "retrieval"]):
+    for command in (
+        [],
+        ["ingest"],
+        ["ask"],
+        ["chat"],
+        ["plugins"],
+        ["validate"],
+        ["explain"],
+        ["demo"],
+        ["eval"],
+        ["eval", "retrieval"],
+    ):
         result = run(*command, "--help")
         assert result.exit_code == 0 and "Usage:" in result.output, command
 

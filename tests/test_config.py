@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, SecretStr
 from criss_rag import hookimpl
 from criss_rag.config import load_pipeline_config, parse_pipeline_text
 from criss_rag.errors import ConfigError
-from criss_rag.testing import FAKE_PIPELINE_YAML, plugin_host
+from criss_rag.testing import FAKE_PIPELINE_YAML, plugin_host, replaced
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -23,13 +23,15 @@ def test_valid_config_resolves_defaults(host, tmp_path):
     config = load_pipeline_config(write(tmp_path, FAKE_PIPELINE_YAML), host.registry)
     assert config.name == "fake"
     plan = config.plan()
-    assert plan["retrievers"] == [{"name": "fake-keyword", "label": None, "top_k": 5, "languages": None, "dense": False}]
+    assert plan["retrievers"] == [
+        {"name": "fake-keyword", "label": None, "top_k": 5, "languages": None, "dense": False}
+    ]
     assert plan["refusal"] == {"name": "fake-min-score", "min_score": 1.0}
     assert config.index_dir == tmp_path / ".criss_rag/index"
 
 
 def test_unknown_component_lists_registered_names_with_file_and_line(host, tmp_path):
-    path = write(tmp_path, FAKE_PIPELINE_YAML.replace("generator: {name: fake-echo}", "generator: {name: gpt-5}"))
+    path = write(tmp_path, replaced(FAKE_PIPELINE_YAML, "generator: {name: fake-echo}", "generator: {name: gpt-5}"))
     with pytest.raises(ConfigError) as err:
         load_pipeline_config(path, host.registry)
     message = str(err.value)
@@ -40,7 +42,7 @@ def test_unknown_component_lists_registered_names_with_file_and_line(host, tmp_p
 
 
 def test_unknown_key_names_key_and_valid_keys(host, tmp_path):
-    text = FAKE_PIPELINE_YAML.replace("{name: fake-min-score, min_score: 1}", "{name: fake-min-score, min_scor: 1}")
+    text = replaced(FAKE_PIPELINE_YAML, "{name: fake-min-score, min_score: 1}", "{name: fake-min-score, min_scor: 1}")
     path = write(tmp_path, text)
     with pytest.raises(ConfigError) as err:
         load_pipeline_config(path, host.registry)
@@ -50,7 +52,7 @@ def test_unknown_key_names_key_and_valid_keys(host, tmp_path):
 
 
 def test_wrong_type_is_reported_with_the_value(host, tmp_path):
-    text = FAKE_PIPELINE_YAML.replace("min_score: 1}", "min_score: high}")
+    text = replaced(FAKE_PIPELINE_YAML, "min_score: 1}", "min_score: high}")
     with pytest.raises(ConfigError) as err:
         load_pipeline_config(write(tmp_path, text), host.registry)
     assert "key 'min_score'" in str(err.value)
@@ -74,7 +76,8 @@ def test_missing_required_stage(host, tmp_path):
 
 
 def test_two_retrievers_need_a_fusion(host, tmp_path):
-    text = FAKE_PIPELINE_YAML.replace(
+    text = replaced(
+        FAKE_PIPELINE_YAML,
         "retrievers: [{name: fake-keyword, top_k: 5}]",
         "retrievers: [{name: fake-keyword}, {name: fake-keyword, label: again}]",
     )
@@ -103,7 +106,9 @@ class _SecretPlugin:
         register("keyed", _KeyedGenerator)
 
 
-SECRET_YAML = FAKE_PIPELINE_YAML.replace("generator: {name: fake-echo}", "generator: {name: keyed, api_key: {env: CRISS_TEST_KEY}}")
+SECRET_YAML = replaced(
+    FAKE_PIPELINE_YAML, "generator: {name: fake-echo}", "generator: {name: keyed, api_key: {env: CRISS_TEST_KEY}}"
+)
 
 
 def test_missing_env_var_names_the_variable(tmp_path, monkeypatch):
@@ -127,7 +132,7 @@ def test_secret_resolved_from_env_and_never_in_plan(tmp_path, monkeypatch):
 
 def test_inline_secret_is_rejected(tmp_path):
     host = plugin_host({"secret": _SecretPlugin()})
-    text = SECRET_YAML.replace("{env: CRISS_TEST_KEY}", "sk-inline")
+    text = replaced(SECRET_YAML, "{env: CRISS_TEST_KEY}", "sk-inline")
     with pytest.raises(ConfigError, match=r"key 'api_key' is a secret: write it as an environment reference"):
         load_pipeline_config(write(tmp_path, text), host.registry)
 
@@ -165,7 +170,7 @@ def test_same_component_twice_needs_labels(host, tmp_path):
     twice = FAKE_PIPELINE_YAML + "filters: [{name: fake-drop-doc, doc_id: a}, {name: fake-drop-doc, doc_id: b}]\n"
     with pytest.raises(ConfigError, match="two filters share the label 'fake-drop-doc'"):
         load_pipeline_config(write(tmp_path, twice), host.registry)
-    labelled = twice.replace("doc_id: b}", "doc_id: b, label: drop-b}")
+    labelled = replaced(twice, "doc_id: b}", "doc_id: b, label: drop-b}")
     config = load_pipeline_config(write(tmp_path, labelled), host.registry)
     assert [f.label for f in config.many("filters")] == ["fake-drop-doc", "drop-b"]
 

@@ -14,7 +14,7 @@ import pytest
 from criss_rag.config import load_pipeline_config, parse_pipeline_text
 from criss_rag.config.yaml_source import MAX_YAML_BYTES, MAX_YAML_NODES, load_yaml
 from criss_rag.errors import ConfigError
-from criss_rag.testing import FAKE_PIPELINE_YAML
+from criss_rag.testing import FAKE_PIPELINE_YAML, replaced
 
 BOMB = textwrap.dedent("""\
     name: bomb
@@ -84,7 +84,7 @@ def test_a_huge_document_is_refused_before_parsing(tmp_path):
 
 def test_a_large_wrong_typed_value_gives_a_short_error(tmp_path):
     big = "y" * 500_000
-    text = FAKE_PIPELINE_YAML.replace("min_score: 1}", f"min_score: {big}}}")
+    text = replaced(FAKE_PIPELINE_YAML, "min_score: 1}", f"min_score: {big}}}")
     with pytest.raises(ConfigError) as err:
         parse_pipeline_text(text, _registry(), base_dir=tmp_path)
     message = str(err.value)
@@ -93,8 +93,11 @@ def test_a_large_wrong_typed_value_gives_a_short_error(tmp_path):
 
 
 def test_ordinary_anchors_and_aliases_still_work(tmp_path):
-    text = "x-shared: &top {top_k: 3}\n" + FAKE_PIPELINE_YAML.replace(
-        "retrievers: [{name: fake-keyword, top_k: 5}]", "retrievers: [{name: fake-keyword, <<: *top}]")
+    text = "x-shared: &top {top_k: 3}\n" + replaced(
+        FAKE_PIPELINE_YAML,
+        "retrievers: [{name: fake-keyword, top_k: 5}]",
+        "retrievers: [{name: fake-keyword, <<: *top}]",
+    )
     raw = load_yaml(text, "anchors.yaml")
     assert raw["retrievers"][0] == {"name": "fake-keyword", "top_k": 3}
 

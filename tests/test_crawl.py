@@ -35,7 +35,7 @@ CQ1 = """<h1>CQ1 胸腺腫の治療で手術は勧められるか</h1>
 <p>推奨：切除可能な胸腺腫には、腫瘍と胸腺をまとめて切除する手術を行うことを推奨する。</p>
 <p>解説：胸腺腫は前縦隔に発生する腫瘍で、完全切除ができた場合の予後は良好である。病期がI期からII期の患者では、
 手術のみで再発が少ないことが多くの臨床研究で示されている。周囲の臓器への浸潤がある場合も、可能であれば合併切除を検討する。</p>
-<p>術後の経過観察では、胸部CT検査を定期的に行い、再発や転移の有無を確認する。詳しくは<a href="cq2.html">放射線治療</a>を参照。</p>"""
+<p>術後の経過観察では、胸部CT検査を定期的に行い、再発や転移の有無を確認する。詳しくは<a href="cq2.html">放射線治療</a>を参照。</p>"""  # noqa: E501
 CQ2 = """<h1>CQ2 胸腺腫の術後に放射線治療は勧められるか</h1>
 <p>推奨：完全切除されたI期・II期の胸腺腫に対して、術後放射線治療を行わないことを提案する。</p>
 <p>解説：術後放射線治療は再発を減らすと考えられてきたが、完全切除例では生存を改善する明確なエビデンスは乏しい。
@@ -97,7 +97,10 @@ def toc_page(external: str) -> str:
 
 
 def page(body: str, title: str | None = None) -> str:
-    return f"<html><head><title>{title or ''}</title></head><body><nav>メニュー</nav>{body}<footer>© 研究会</footer></body></html>"
+    return (
+        f"<html><head><title>{title or ''}</title></head>"
+        f"<body><nav>メニュー</nav>{body}<footer>© 研究会</footer></body></html>"
+    )
 
 
 def guideline_pages(external: str) -> dict[str, SitePage]:
@@ -131,7 +134,9 @@ SETTINGS = FetchSettings(user_agent=UA, delay=0.1, timeout=1.5, retries=1, backo
 
 @pytest.fixture(scope="module")
 def external():
-    with SiteServer({"/other-guideline.html": SitePage.html(page(CQ1)), "/moved.html": SitePage.html(page(CQ1))}) as server:
+    with SiteServer(
+        {"/other-guideline.html": SitePage.html(page(CQ1)), "/moved.html": SitePage.html(page(CQ1))}
+    ) as server:
         yield server
 
 
@@ -179,7 +184,10 @@ def test_every_linked_page_gets_one_row_with_its_status(crawled):
     }
     assert rows["/guide/missing.html"]["http_status"] == "404" and "HTTP 404" in rows["/guide/missing.html"]["reason"]
     assert "no answer within 1.5s (2 attempts)" in rows["/guide/slow.html"]["reason"]
-    assert "robots.txt" in rows["/guide/private/draft.html"]["reason"] and UA in rows["/guide/private/draft.html"]["reason"]
+    assert (
+        "robots.txt" in rows["/guide/private/draft.html"]["reason"]
+        and UA in rows["/guide/private/draft.html"]["reason"]
+    )
     assert "application/pdf" in rows["/guide/form.pdf"]["reason"]
     assert rows["/guide/big.html"]["reason"] == "63,122 bytes > max 20,000 (Content-Length)"
     assert rows["/guide/big-stream.html"]["reason"] == "more than max 20,000 bytes"  # counted while reading
@@ -269,7 +277,7 @@ def test_rate_limit_spaces_every_request_of_a_crawl(external):
         fetcher.session.get = timed_get
         report = crawl(site.url + "/guide/toc.html", fetcher, CrawlOptions(progress=False))
     assert len(fake.starts) == fetcher.requests_made == report.requests == len(site.requests) == 21
-    gaps = [b - a for a, b in zip(fake.starts, fake.starts[1:])]
+    gaps = [b - a for a, b in zip(fake.starts, fake.starts[1:], strict=False)]
     assert min(gaps) >= 0.25  # robots.txt, retries and redirects included
     assert fake.now - 1000.0 >= 20 * 0.25
 
@@ -299,7 +307,9 @@ def test_scope():
     assert scope.prefix == "https://h.org/guide/"
     assert scope.outside("https://h.org/guide/cq/1") is None and scope.outside("https://h.org/guide") is None
     assert scope.outside("https://h.org/other/x") == "out-of-scope"
-    assert scope.outside("https://other.org/guide/x") == "off-site" and scope.outside("http://h.org/guide/x") == "off-site"
+    assert (
+        scope.outside("https://other.org/guide/x") == "off-site" and scope.outside("http://h.org/guide/x") == "off-site"
+    )
     assert Scope.of("https://h.org/guide/toc.html", "https://h.org").prefix == "https://h.org/"
 
 
@@ -327,7 +337,9 @@ def test_robots_crawl_delay_raises_the_delay_and_blocks_disallowed(tmp_path):
     slept: list[float] = []
     with SiteServer(pages) as server:
         limiter = RateLimiter(0.0, sleep=slept.append)
-        fetcher = Fetcher(SETTINGS.model_copy(update={"delay": 0.0}), Scope.of(server.url + "/g/toc.html"), limiter=limiter)
+        fetcher = Fetcher(
+            SETTINGS.model_copy(update={"delay": 0.0}), Scope.of(server.url + "/g/toc.html"), limiter=limiter
+        )
         report = crawl(server.url + "/g/toc.html", fetcher, CrawlOptions(progress=False))
     assert limiter.delay == 3.0
     # robots.txt, then the TOC and a.html each wait; secret.html is refused without a request
@@ -339,8 +351,12 @@ def test_robots_crawl_delay_raises_the_delay_and_blocks_disallowed(tmp_path):
 def test_robots_server_error_means_disallow(tmp_path):
     pages = {"/robots.txt": SitePage.text("oops", status=500), "/g/toc.html": SitePage.html("<a href='a.html'>a</a>")}
     with SiteServer(pages) as server:
-        fetcher = Fetcher(SETTINGS.model_copy(update={"delay": 0.0, "retries": 0}), Scope.of(server.url + "/g/toc.html"))
-        with pytest.raises(DataError, match=r"may not be crawled: .*robots.txt HTTP 500: everything is treated as disallowed"):
+        fetcher = Fetcher(
+            SETTINGS.model_copy(update={"delay": 0.0, "retries": 0}), Scope.of(server.url + "/g/toc.html")
+        )
+        with pytest.raises(
+            DataError, match=r"may not be crawled: .*robots.txt HTTP 500: everything is treated as disallowed"
+        ):
             crawl(server.url + "/g/toc.html", fetcher, CrawlOptions(progress=False))
         assert not server.requests_to("/g/toc.html")
 
@@ -350,7 +366,9 @@ def test_charset_detection_order():
     assert detect_charset(sjis) == "cp932" and "胸腺腫の治療①" in decode_html(sjis)[0]
     # the header wins over the page; a page without any declaration is guessed from its bytes
     assert detect_charset(b"<p>x</p>", "text/html; charset=EUC-JP") == "euc_jis_2004"
-    bare = ("<html><body><p>" + "胸腺腫は前縦隔に発生する腫瘍で、手術で切除することが多い。" * 5 + "</p></body></html>").encode("euc_jp")
+    bare = (
+        "<html><body><p>" + "胸腺腫は前縦隔に発生する腫瘍で、手術で切除することが多い。" * 5 + "</p></body></html>"
+    ).encode("euc_jp")
     assert "胸腺腫は前縦隔" in decode_html(bare, "text/html")[0]
     assert detect_charset(b"\xef\xbb\xbf<p>x</p>", "text/html; charset=latin-1") == "utf-8-sig"
 
@@ -367,12 +385,27 @@ def test_heuristic_rules_in_english_and_korean():
     en = parse_page(page("<p>" + "Thymoma is a tumor of the thymus. Surgery with complete resection is the main "
                          "treatment; radiotherapy is considered after incomplete resection. " * 3 + "</p>", "Thymoma"))
     assert classify_page("https://h.org/guide/cq/1", en, settings).category == "medical"
-    assert classify_page("https://h.org/guide/about/", en, settings).reason.startswith("about the site or society: URL path word /about/")
-    society = parse_page(page("<p>" + "本学会は胸腺腫の診断と治療の向上を目指し、手術や放射線治療の研究を支援しています。" * 3 + "</p>", "学会について"))
+    assert classify_page("https://h.org/guide/about/", en, settings).reason.startswith(
+        "about the site or society: URL path word /about/"
+    )
+    society = parse_page(
+        page(
+            "<p>" + "本学会は胸腺腫の診断と治療の向上を目指し、手術や放射線治療の研究を支援しています。" * 3 + "</p>",
+            "学会について",
+        )
+    )
     verdict = classify_page("https://h.org/guide/info.html", society, settings)
     assert verdict.reason.startswith("about the site or society: title word '学会'") and len(verdict.medical_terms) >= 3
-    assert classify_page("https://h.org/guide/cq/7", society, settings).category == "medical"  # a guideline path word wins
-    ko = parse_page(page("<p>" + "흉선종은 종양으로, 수술로 절제하는 것이 치료의 기본입니다. 재발한 환자는 방사선 치료를 고려합니다. " * 3 + "</p>"))
+    assert (
+        classify_page("https://h.org/guide/cq/7", society, settings).category == "medical"
+    )  # a guideline path word wins
+    ko = parse_page(
+        page(
+            "<p>"
+            + "흉선종은 종양으로, 수술로 절제하는 것이 치료의 기본입니다. 재발한 환자는 방사선 치료를 고려합니다. " * 3
+            + "</p>"
+        )
+    )
     verdict = classify_page("https://h.org/guide/cq/2", ko, settings)
     assert verdict.category == "medical" and {"종양", "수술", "절제", "치료"} <= set(verdict.medical_terms)
     short = parse_page(page("<p>胸腺腫の手術と治療。</p>"))
@@ -411,7 +444,9 @@ def test_sheet_round_trip(tmp_path, suffix):
     write_sheet(path, rows)
     back = read_sheet(path, ["url", "keep"])
     assert [r["url"] for r in back] == [r.url for r in rows]
-    assert back[0]["title"] == "CQ1 胸腺腫の手術" and back[0]["text_length"] == "812" and back[0]["link_ratio"] == "0.031"
+    assert (
+        back[0]["title"] == "CQ1 胸腺腫の手術" and back[0]["text_length"] == "812" and back[0]["link_ratio"] == "0.031"
+    )
     assert back[1]["status"] == "off-site" and back[1]["keep"] == "" and list(back[0]) == list(COLUMNS)
     # text from web pages that looks like a formula is stored as text and read back unchanged
     assert back[1]["link_text"] == rows[1].link_text and back[1]["title"] == "-1+1"
@@ -424,10 +459,14 @@ def test_sheet_round_trip(tmp_path, suffix):
 
 def test_csv_saved_by_japanese_or_korean_excel_is_read(tmp_path):
     sheet = tmp_path / "urls.csv"
-    sheet.write_bytes("url,title,keep,reviewer_note\nhttps://h.org/g/cq1,CQ1 胸腺腫の手術,はい,確認済み①\n".encode("cp932"))
+    sheet.write_bytes(
+        "url,title,keep,reviewer_note\nhttps://h.org/g/cq1,CQ1 胸腺腫の手術,はい,確認済み①\n".encode("cp932")
+    )
     [row] = read_sheet(sheet, ["url", "keep"])
     assert row["title"] == "CQ1 胸腺腫の手術" and row["reviewer_note"] == "確認済み①" and keep_value(row["keep"], "x")
-    sheet.write_bytes("url,title,keep\nhttps://h.org/g/1,흉선종의 수술,예\nhttps://h.org/g/2,학회 소개,아니오\n".encode("cp949"))
+    sheet.write_bytes(
+        "url,title,keep\nhttps://h.org/g/1,흉선종의 수술,예\nhttps://h.org/g/2,학회 소개,아니오\n".encode("cp949")
+    )
     rows = read_sheet(sheet, ["url", "keep"])  # Korean Excel: CP949
     assert [r["title"] for r in rows] == ["흉선종의 수술", "학회 소개"] and keep_value(rows[1]["keep"], "x") is False
 
@@ -455,7 +494,10 @@ def test_crawl_errors(tmp_path, site):
 
     port = unused_port()
     result = run_cli("crawl", f"http://127.0.0.1:{port}/g/toc.html", "--out", out, "--quiet", "--retries", "0")
-    assert result.exit_code == 2 and f"cannot reach the table of contents http://127.0.0.1:{port}/g/toc.html" in result.output
+    assert (
+        result.exit_code == 2
+        and f"cannot reach the table of contents http://127.0.0.1:{port}/g/toc.html" in result.output
+    )
     result = run_cli("crawl", f"{site.url}/guide/private/draft.html", "--out", out, "--quiet", "--user-agent", UA)
     assert result.exit_code == 2 and "may not be crawled: robots.txt at" in result.output
     result = run_cli("crawl", f"{site.url}/guide/toc.html", "--out", str(tmp_path / "urls.ods"))
@@ -502,7 +544,9 @@ def test_reviewed_rows_become_documents_from_the_cache(reviewed, site, tmp_path)
     corpus = tmp_path / "corpus.jsonl"
     result = run_cli("crawl", "--reviewed", str(reviewed), "--out", str(corpus), "--quiet", *cli_settings()[:-1])
     assert result.exit_code == 0, result.output
-    docs = {d["url"].removeprefix(site.url): d for d in map(json.loads, corpus.read_text(encoding="utf-8").splitlines())}
+    docs = {
+        d["url"].removeprefix(site.url): d for d in map(json.loads, corpus.read_text(encoding="utf-8").splitlines())
+    }
     assert set(docs) == {"/guide/cq1.html", "/guide/cq2.html", "/guide/cq3", "/guide/sjis.html"}
     cq1 = docs["/guide/cq1.html"]
     assert cq1["title"] == "CQ1 胸腺腫の手術" and cq1["category"] == "medical" and cq1["lang"] == "ja"
@@ -515,7 +559,10 @@ def test_reviewed_rows_become_documents_from_the_cache(reviewed, site, tmp_path)
     assert "skipped /guide/society.html" not in result.output  # URLs are printed in full
     assert f"skipped {site.url}/guide/society.html: reviewer said no: society page" in result.output
     assert f"skipped {site.url}/guide/form.pdf: kept, but the crawl could not read it: not-html" in result.output
-    assert f"rows: not reviewed (`keep` is empty): {site.url}/guide/toc.html, {site.url}/guide/old-cq4.html, " in result.output
+    assert (
+        f"rows: not reviewed (`keep` is empty): {site.url}/guide/toc.html, {site.url}/guide/old-cq4.html, "
+        in result.output
+    )
 
 
 def test_pages_fetched_for_a_review_are_added_to_the_page_cache(reviewed, site, tmp_path):
@@ -525,11 +572,20 @@ def test_pages_fetched_for_a_review_are_added_to_the_page_cache(reviewed, site, 
     result = run_cli("crawl", "--reviewed", str(sheet), "--out", str(first), "--quiet", *cli_settings()[:-1])
     assert result.exit_code == 0, result.output
     assert "(0 from the page cache, 5 fetched)" in result.output  # 4 pages + the slow one, which fails
-    cached = {json.loads(line)["url"] for line in (tmp_path / "urls.pages.jsonl").read_text(encoding="utf-8").splitlines()}
-    assert {u.removeprefix(site.url) for u in cached} == {"/guide/cq1.html", "/guide/cq2.html", "/guide/cq3", "/guide/sjis.html"}
+    cached = {
+        json.loads(line)["url"] for line in (tmp_path / "urls.pages.jsonl").read_text(encoding="utf-8").splitlines()
+    }
+    assert {u.removeprefix(site.url) for u in cached} == {
+        "/guide/cq1.html",
+        "/guide/cq2.html",
+        "/guide/cq3",
+        "/guide/sjis.html",
+    }
     result = run_cli("crawl", "--reviewed", str(sheet), "--out", str(again), "--offline", "--quiet")
     assert result.exit_code == 0, result.output
-    texts = lambda path: sorted((d["url"], d["text"]) for d in map(json.loads, path.read_text(encoding="utf-8").splitlines()))
+    def texts(path):
+        return sorted((d["url"], d["text"]) for d in map(json.loads, path.read_text(encoding="utf-8").splitlines()))
+
     assert texts(again) == texts(first)
 
 
@@ -602,8 +658,11 @@ def test_llm_classifier_through_the_pipeline_llms(site, tmp_path):
         return "I am not sure." if "進行胸腺がん" in request.prompt else "MEDICAL: a clinical question"
 
     with OllamaStubServer(reply=reply) as ollama:
-        config = pipeline_yaml(tmp_path, "{name: jsonl, path: corpus.jsonl}",
-                               f"llms:\n  sorter: {{name: ollama, model: m, base_url: '{ollama.url}', max_retries: 0}}\n")
+        config = pipeline_yaml(
+            tmp_path,
+            "{name: jsonl, path: corpus.jsonl}",
+            f"llms:\n  sorter: {{name: ollama, model: m, base_url: '{ollama.url}', max_retries: 0}}\n",
+        )
         out = tmp_path / "urls.csv"
         result = run_cli("crawl", f"{site.url}/guide/toc.html", "--out", str(out), *cli_settings(),
                          "--config", str(config), "--llm", "sorter", "--max-pages", "4")
@@ -615,11 +674,18 @@ def test_llm_classifier_through_the_pipeline_llms(site, tmp_path):
     assert rows["/guide/cq1.html"]["reason"].startswith("LLM: a clinical question (heuristic agrees: medical:")
     assert rows["/guide/toc.html"]["category"] == "medical"  # the LLM's word, not the heuristic's ...
     assert "heuristic says non-medical" in rows["/guide/toc.html"]["reason"]  # ... which the reason keeps
-    assert rows["/guide/cq3"]["classifier"] == "heuristic" and rows["/guide/cq3"]["reason"].startswith("LLM reply unreadable")
-    assert rows["/guide/sjis.html"]["status"] == "not-fetched" and "over --max-pages 4" in rows["/guide/sjis.html"]["reason"]
+    assert rows["/guide/cq3"]["classifier"] == "heuristic" and rows["/guide/cq3"]["reason"].startswith(
+        "LLM reply unreadable"
+    )
+    assert (
+        rows["/guide/sjis.html"]["status"] == "not-fetched"
+        and "over --max-pages 4" in rows["/guide/sjis.html"]["reason"]
+    )
     result = run_cli("crawl", f"{site.url}/guide/toc.html", "--out", str(out), "--llm", "sorter")
     assert result.exit_code == 2 and "--llm KEY and --config PIPELINE.yaml go together" in result.output
-    result = run_cli("crawl", f"{site.url}/guide/toc.html", "--out", str(out), "--llm", "judge", "--config", str(config))
+    result = run_cli(
+        "crawl", f"{site.url}/guide/toc.html", "--out", str(out), "--llm", "judge", "--config", str(config)
+    )
     assert result.exit_code == 2 and "uses the LLM 'judge', but `llms:` names only: sorter" in result.output
 
 

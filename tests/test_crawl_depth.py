@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from criss_rag.cli.main import build_cli
 from criss_rag.plugins import PluginHost
+from criss_rag.testing import replaced
 from criss_rag_crawl.crawler import CrawlOptions, crawl
 from criss_rag_crawl.fetch import Fetcher, FetchSettings
 from criss_rag_crawl.sheet import COLUMNS, read_sheet
@@ -91,9 +92,16 @@ def html(title: str, body: str, nav: str = "") -> str:
 
 def site_pages(external: str) -> dict[str, SitePage]:
     toc = ["<h1>癌症資訊指南</h1><ul>"]
-    toc += [f"<li><a href='{quote(pages[0][0].removeprefix('/guide/'))}'>{pages[0][1]}</a></li>" for pages in SECTIONS.values()]
+    toc += [
+        f"<li><a href='{quote(pages[0][0].removeprefix('/guide/'))}'>{pages[0][1]}</a></li>"
+        for pages in SECTIONS.values()
+    ]
     toc += [f"<li><a href='{external}/news'>新聞</a></li><li><a href='mailto:info@example.org'>聯絡我們</a></li></ul>"]
-    pages = {"/guide/index.html": SitePage.html("<html><head><title>目錄</title></head><body>" + "".join(toc) + "</body></html>")}
+    pages = {
+        "/guide/index.html": SitePage.html(
+            "<html><head><title>目錄</title></head><body>" + "".join(toc) + "</body></html>"
+        )
+    }
     for section, entries in SECTIONS.items():
         for path, title, body in entries:
             if body:
@@ -110,7 +118,9 @@ def site_pages(external: str) -> dict[str, SitePage]:
 
 @pytest.fixture(scope="module")
 def external():
-    with SiteServer({"/partner": SitePage.html(html("合作機構", "x")), "/news": SitePage.html(html("新聞", "x"))}) as server:
+    with SiteServer(
+        {"/partner": SitePage.html(html("合作機構", "x")), "/news": SitePage.html(html("新聞", "x"))}
+    ) as server:
         yield server
 
 
@@ -118,7 +128,7 @@ def external():
 def site(external):
     with SiteServer(site_pages(external.url)) as server:
         sitemap = server.pages["/guide/sitemap.xml"]
-        sitemap.body = sitemap.body.replace(b"{site}", server.url.encode())
+        sitemap.body = replaced(sitemap.body, b"{site}", server.url.encode())
         yield server
 
 

@@ -24,7 +24,9 @@ ESCAPES = ["/guide/../outside.html", "/guide/%2e%2e/outside2.html", "sub/%2E%2E/
 
 
 def _site_pages() -> dict[str, SitePage]:
-    links = "".join(f"<a href='{href}'>link {i}</a>" for i, href in enumerate([*ESCAPES, "r1.html", "r2.html", "ok.html"]))
+    links = "".join(
+        f"<a href='{href}'>link {i}</a>" for i, href in enumerate([*ESCAPES, "r1.html", "r2.html", "ok.html"])
+    )
     pages = {"/guide/toc.html": SitePage.html(f"<html><body>{links}</body></html>"),
              "/guide/ok.html": _page("ok"),
              "/guide/r1.html": SitePage.redirect("/guide/../outside.html"),
@@ -123,7 +125,10 @@ def _classify(text: str, title: str = ""):
 
 def test_a_short_japanese_clinical_question_page_is_medical():
     # 58 non-space characters, 8 medical terms: the "< 100 chars" rule used to make it non-medical
-    text = "CQ7 胸腺腫の術後再発に再切除は勧められるか。推奨：再発が限局していれば手術を検討する。化学療法や放射線治療も選ぶ。"
+    text = (
+        "CQ7 胸腺腫の術後再発に再切除は勧められるか。"
+        "推奨：再発が限局していれば手術を検討する。化学療法や放射線治療も選ぶ。"
+    )
     assert 55 <= len(text.replace(" ", "")) <= 80
     verdict = _classify(text)
     assert verdict.category == "medical", verdict.reason
@@ -133,7 +138,9 @@ def test_a_short_japanese_clinical_question_page_is_medical():
 def test_a_short_chinese_or_korean_page_with_medical_terms_counts_its_script():
     from criss_rag_crawl.classify import weighted_length
 
-    assert weighted_length("胸腺瘤手术") == 15 and weighted_length("흉선종 수술") == 10 and weighted_length("tumor") == 5
+    assert (
+        weighted_length("胸腺瘤手术") == 15 and weighted_length("흉선종 수술") == 10 and weighted_length("tumor") == 5
+    )
     korean = "흉선종 수술 후 재발하면 재절제를 검토합니다. 항암 치료와 방사선 치료도 선택지입니다."
     assert _classify(korean).category == "medical", _classify(korean).reason
     chinese = "胸腺瘤术后复发时，如病灶局限可考虑再次手术切除，也可选择化疗或放疗。"

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
 from criss_rag.types import Query
@@ -58,11 +58,21 @@ def test_nothing_is_added_without_a_cancer_type_or_for_a_question_in_the_corpus_
 
 def test_nothing_is_added_when_the_corpus_has_passages_in_the_question_s_language():
     component = transform()
-    component.check_corpus([SimpleNamespace(text="간암은 간세포에서 시작됩니다."), SimpleNamespace(text="Liver cancer starts in liver cells.")])
+    component.check_corpus(
+        [
+            SimpleNamespace(text="간암은 간세포에서 시작됩니다."),
+            SimpleNamespace(text="Liver cancer starts in liver cells."),
+        ]
+    )
     assert component.corpus_shares == {"ko": 0.5, "en": 0.5}
     assert component.transform(Query("간암은 어떻게 치료하나요?")).retrieval_text == ""
     lenient = transform(max_corpus_share=0.6)  # half the corpus Korean is "too little" for this one
-    lenient.check_corpus([SimpleNamespace(text="간암은 간세포에서 시작됩니다."), SimpleNamespace(text="Liver cancer starts in liver cells.")])
+    lenient.check_corpus(
+        [
+            SimpleNamespace(text="간암은 간세포에서 시작됩니다."),
+            SimpleNamespace(text="Liver cancer starts in liver cells."),
+        ]
+    )
     assert "Liver cancer" in lenient.transform(Query("간암은 어떻게 치료하나요?")).search_text
 
 

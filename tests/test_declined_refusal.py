@@ -10,19 +10,27 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from criss_rag.answering.refusal_messages import INSUFFICIENT_EVIDENCE
 from criss_rag.cli.main import build_cli
 from criss_rag.engine import Engine
 from criss_rag.plugins import PluginHost
-from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE
 from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
 from criss_rag.testing.servers import OpenAIStubServer
 from criss_rag.types import AnswerEvent, TokenEvent
 
 CORPUS = [
     *TINY_CORPUS,
-    {"doc_id": "gastric-ja", "title": "胃がん", "text": "胃がんの治療は手術が中心です。早期の胃がんは内視鏡で切除することがあります。"},
+    {
+        "doc_id": "gastric-ja",
+        "title": "胃がん",
+        "text": "胃がんの治療は手術が中心です。早期の胃がんは内視鏡で切除することがあります。",
+    },
     {"doc_id": "gastric-zh", "title": "胃癌", "text": "胃癌怎么治疗？胃癌的治疗以手术为主。早期胃癌可以通过内镜切除。"},
-    {"doc_id": "liver-ko", "title": "간암", "text": "간암의 치료에는 수술과 간이식이 있습니다. B형 간염은 간암 위험을 높입니다."},
+    {
+        "doc_id": "liver-ko",
+        "title": "간암",
+        "text": "간암의 치료에는 수술과 간이식이 있습니다. B형 간염은 간암 위험을 높입니다.",
+    },
 ]
 #: the reply the issue saw: a decline followed by a wrong medical claim no sentence check ever read
 JA_DECLINE = "根拠が不十分です 胃がんの治療法は、1回の食事量を減らして回数を増やすなどの工夫が必要になる。"
@@ -63,7 +71,9 @@ def config(workdir: Path, server: OpenAIStubServer, policies: str = "citations: 
 def test_a_declined_answer_streams_nothing_and_shows_the_fixed_message(workdir, host, question, reply, language,
                                                                         policies):
     with OpenAIStubServer(reply=reply) as server:
-        engine = Engine.open(pipeline_from_yaml(config(workdir, server, policies), workdir, host), build_if_missing=True)
+        engine = Engine.open(
+            pipeline_from_yaml(config(workdir, server, policies), workdir, host), build_if_missing=True
+        )
         events = list(engine.ask_stream(question))
     assert [e for e in events if isinstance(e, TokenEvent)] == []
     answer = events[-1].answer
@@ -96,8 +106,9 @@ def test_cli_ask_stream_prints_the_fixed_refusal_and_trace_marks_the_model_text_
     path = workdir / "declined.yaml"
     with OpenAIStubServer(reply=JA_DECLINE) as server:
         path.write_text(config(workdir, server), encoding="utf-8")
-        result = CliRunner().invoke(build_cli(host), ["ask", str(path), "胃がんの治療法は何ですか？", "--stream", "--trace"],
-                                    obj={"host": host})
+        result = CliRunner().invoke(
+            build_cli(host), ["ask", str(path), "胃がんの治療法は何ですか？", "--stream", "--trace"], obj={"host": host}
+        )
     assert result.exit_code == 0, result.output
     head, trace = result.output.split("trace (stage", 1)
     assert "食事量" not in head

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 from criss_rag.types import Query
@@ -24,12 +24,31 @@ def read_jsonl(path: Path) -> list[dict]:
 QUESTIONS = read_jsonl(EXAMPLES / "questions.jsonl")
 # the team's Korean and Japanese dev questions (one per document of each language; the held-out
 # part is for docs/benchmarks.md, measured once, never tuned on) and their out-of-scope questions
-CJK_DEV = [q for lang in ("ko", "ja") for q in read_jsonl(EXAMPLES / "eval" / f"{lang}_dev.jsonl") if q["qid"].endswith("-2")]
-CJK_OUT_OF_SCOPE = [q for lang in ("ko", "ja") for q in read_jsonl(EXAMPLES / "eval" / f"{lang}_out_of_scope_dev.jsonl")]
+CJK_DEV = [
+    q for lang in ("ko", "ja") for q in read_jsonl(EXAMPLES / "eval" / f"{lang}_dev.jsonl") if q["qid"].endswith("-2")
+]
+CJK_OUT_OF_SCOPE = [
+    q for lang in ("ko", "ja") for q in read_jsonl(EXAMPLES / "eval" / f"{lang}_out_of_scope_dev.jsonl")
+]
 CANCER_IDS = {"liver": "1", "colorectal": "2", "gastric": "3", "breast": "4", "pancreatic": "5", "lung": "6"}
-STAGES = ["transform:request-terms", "transform:cross-lingual-terms", "transform:cancer-name-terms", "retrieve:bm25", "retrieve:faiss", "retrieve:e5", "fusion", "reranker:section-intent",
-          "reranker:cancer-type-boost", "reranker:language-match", "refusal", "context",
-          "relevance:evidence", "generate", "cite", "relevance:answer"]
+STAGES = [
+    "transform:request-terms",
+    "transform:cross-lingual-terms",
+    "transform:cancer-name-terms",
+    "retrieve:bm25",
+    "retrieve:faiss",
+    "retrieve:e5",
+    "fusion",
+    "reranker:section-intent",
+    "reranker:cancer-type-boost",
+    "reranker:language-match",
+    "refusal",
+    "context",
+    "relevance:evidence",
+    "generate",
+    "cite",
+    "relevance:answer",
+]
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +132,14 @@ def test_chinese_refusal_is_in_the_readers_script(engine):
 def test_trace_shows_every_stage(engine):
     answer = engine.ask("How is lung cancer staged?")
     assert [s.stage for s in answer.trace.stages] == STAGES
-    assert answer.trace.plugins.keys() >= {"basic", "bm25", "faiss", "minilm", "e5", "domain"}  # e5: the e5 retriever's `embedding:`
+    assert answer.trace.plugins.keys() >= {
+        "basic",
+        "bm25",
+        "faiss",
+        "minilm",
+        "e5",
+        "domain",
+    }  # e5: the e5 retriever's `embedding:`
     fusion = answer.trace.stage("fusion")
     assert fusion.n_in == 60 and fusion.n_out == 30
 

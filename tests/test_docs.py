@@ -202,19 +202,19 @@ def test_every_bundled_component_is_in_the_yaml_reference():
 def test_yaml_reference_params_tables_are_generated_and_fresh():
     """Each bundled component's section holds its params table between generated markers, and the
     checked-in tables equal what the Params models generate today."""
-    from criss_rag.docs_reference import update
+    from criss_rag.config.reference_tables import update
 
     text = read_doc("yaml-reference.md")
     no_block = [f"{spec.kind}:{spec.name}" for spec in bundled_specs()
                 if f"<!-- params {spec.kind}:{spec.name} -->" not in (component_section(text, spec) or "")]
     assert not no_block, f"yaml-reference.md sections without a `<!-- params KIND:NAME -->` block: {no_block}"
     assert update(text, PluginHost(strict=True).registry) == text, (
-        "docs/yaml-reference.md is stale: run `python -m criss_rag.docs_reference docs/yaml-reference.md`"
+        "docs/yaml-reference.md is stale: run `python -m criss_rag.config.reference_tables docs/yaml-reference.md`"
     )
 
 
 def test_every_bundled_param_has_a_description():
-    from criss_rag.docs_reference import undocumented
+    from criss_rag.config.reference_tables import undocumented
 
     missing = {f"{spec.kind}:{spec.name}": undocumented(spec.params_model) for spec in bundled_specs()}
     missing = {key: names for key, names in missing.items() if names}
@@ -270,11 +270,15 @@ def test_every_cli_option_and_argument_is_in_its_command_section():
 # -- every ```python block in the docs and the README runs as it is -----------------------------
 # Convention: ```python marks a runnable, self-contained example; sketches and fragments use ```text.
 
-RUNNABLE_PAGES = sorted(p for p in DOCS.rglob("*.md") if p.name not in {"plugin-hooks.md"}) + [DOCS.parent / "README.md"]
+RUNNABLE_PAGES = sorted(p for p in DOCS.rglob("*.md") if p.name not in {"plugin-hooks.md"}) + [
+    DOCS.parent / "README.md"
+]
 #: pages whose examples build the example corpus's index: they run in a copy of examples/ (one per
 #: test module), so no test writes an index into the repository
 SANDBOXED = {"api.md", "README.md"}
-BLOCKS = [(page, n) for page in RUNNABLE_PAGES for n in range(1, len(python_blocks(page.read_text(encoding="utf-8"))) + 1)]
+BLOCKS = [
+    (page, n) for page in RUNNABLE_PAGES for n in range(1, len(python_blocks(page.read_text(encoding="utf-8"))) + 1)
+]
 
 
 @pytest.fixture(scope="module")
@@ -295,7 +299,9 @@ def test_runnable_pages_have_blocks_and_every_block_is_collected():
     assert sum(len(python_blocks(p.read_text(encoding="utf-8"))) for p in RUNNABLE_PAGES) == len(BLOCKS)
 
 
-@pytest.mark.parametrize(("page", "n"), BLOCKS, ids=lambda v: str(v.relative_to(DOCS.parent)) if isinstance(v, Path) else str(v))
+@pytest.mark.parametrize(
+    ("page", "n"), BLOCKS, ids=lambda v: str(v.relative_to(DOCS.parent)) if isinstance(v, Path) else str(v)
+)
 def test_every_python_block_runs(page, n, monkeypatch, request, tmp_path):
     # examples refer to paths from the repository root
     monkeypatch.chdir(request.getfixturevalue("examples_copy") if page.name in SANDBOXED else DOCS.parent)
@@ -377,9 +383,11 @@ def test_names_on_lines_about_refusals_exist_in_the_code():
     for page in _pages():
         for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
             if re.search(r"refus", line, re.I):
-                missing += [f"{page.relative_to(ROOT)}:{n}: `{name}`"
-                            for name in re.findall(r"`([a-z][a-z0-9]*(?:_[a-z0-9]+)+)`", line)
-                            if name not in names and not any(name.startswith(p) and name[len(p):] in names for p in made)]
+                missing += [
+                    f"{page.relative_to(ROOT)}:{n}: `{name}`"
+                    for name in re.findall(r"`([a-z][a-z0-9]*(?:_[a-z0-9]+)+)`", line)
+                    if name not in names and not any(name.startswith(p) and name[len(p) :] in names for p in made)
+                ]
     assert not missing, "\n".join(missing)
 
 
@@ -457,6 +465,9 @@ def test_answer_attributes_named_in_the_docs_exist():
     missing = []
     for page in _pages():
         for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
-            missing += [f"{page.relative_to(ROOT)}:{n}: answer.{name}" for name in re.findall(r"\banswer\.([a-z_]+)", line)
-                        if name not in Answer.model_fields and not hasattr(Answer, name)]
+            missing += [
+                f"{page.relative_to(ROOT)}:{n}: answer.{name}"
+                for name in re.findall(r"\banswer\.([a-z_]+)", line)
+                if name not in Answer.model_fields and not hasattr(Answer, name)
+            ]
     assert not missing, "\n".join(missing)

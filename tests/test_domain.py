@@ -9,20 +9,20 @@ import json
 from pathlib import Path
 
 import pytest
+from llama_index.core.schema import NodeWithScore, TextNode
+
+from criss_rag.engine import Engine
+from criss_rag.errors import ConfigError, DataError
+from criss_rag.indexing.ingestion import ingest
+from criss_rag.plugins import PluginHost
+from criss_rag.testing import fake_plugin, pipeline_from_yaml
+from criss_rag.types import FilterOutcome, Hit, Query
 from criss_rag_domain.cancer_boost import CancerTypeBoost
 from criss_rag_domain.cancer_filter import CancerTypeFilter
 from criss_rag_domain.intent_boost import IntentBoost
 from criss_rag_domain.intents import IntentLexicon
 from criss_rag_domain.lexicon import CancerLexicon
 from criss_rag_domain.matching import PhraseMatcher
-from llama_index.core.schema import NodeWithScore, TextNode
-
-from criss_rag.engine import Engine
-from criss_rag.errors import ConfigError, DataError
-from criss_rag.indexing import ingest
-from criss_rag.plugins import PluginHost
-from criss_rag.testing import fake_plugin, pipeline_from_yaml
-from criss_rag.types import FilterOutcome, Hit, Query
 
 
 @pytest.fixture(scope="module")

@@ -9,11 +9,11 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-from criss_rag.embedding_cache import EmbeddingCache, embed_with_cache
-from criss_rag.testing import CountingEmbedding
 from test_incremental_ingest import _cached_vectors
+
+from criss_rag.indexing.embedding_cache import EmbeddingCache, embed_with_cache
+from criss_rag.testing import CountingEmbedding, replaced
 
 KILLABLE = """\
 import sys
@@ -35,9 +35,11 @@ generator: {name: fake-echo}
 
 def test_a_kill_during_the_embedding_of_a_small_corpus_keeps_the_finished_steps(tmp_path):
     # 60 chunks: with steps of 8 model batches (80 texts) they were one step, committed only at its end
-    docs = [{"doc_id": f"d{i}", "title": f"T{i}", "text": f"Document {i} is about screening test w{i}."} for i in range(60)]
+    docs = [
+        {"doc_id": f"d{i}", "title": f"T{i}", "text": f"Document {i} is about screening test w{i}."} for i in range(60)
+    ]
     config = tmp_path / "p.yaml"
-    config.write_text(YAML.replace("DOCS", json.dumps(docs)), encoding="utf-8")
+    config.write_text(replaced(YAML, "DOCS", json.dumps(docs)), encoding="utf-8")
     cache = tmp_path / ".criss_rag" / "index" / ".cache" / "embeddings.sqlite"
     proc = subprocess.Popen([sys.executable, "-c", KILLABLE, str(config)], cwd=tmp_path,
                             env={**os.environ, "CRISS_RAG_STRICT_PLUGINS": "1"},

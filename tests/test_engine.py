@@ -9,8 +9,14 @@ from pydantic import BaseModel, ConfigDict
 from criss_rag import hookimpl
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError
-from criss_rag.indexing import ingest
-from criss_rag.testing import FAKE_PIPELINE_YAML, EchoGenerator, pipeline_from_yaml, run_pipeline
+from criss_rag.indexing.ingestion import ingest
+from criss_rag.testing import (
+    FAKE_PIPELINE_YAML,
+    engine_from_yaml,
+    pipeline_from_yaml,
+    replaced,
+    run_pipeline,
+)
 
 
 def test_answer_cites_evidence_and_traces_every_stage(tmp_path):
@@ -42,7 +48,7 @@ def test_reranker_reorders(tmp_path):
 
 def test_filter_drops_candidates(tmp_path):
     yaml_text = FAKE_PIPELINE_YAML + "filters: [{name: fake-drop-doc, doc_id: gastric}]\n"
-    yaml_text = yaml_text.replace("min_score: 1", "min_score: 0")
+    yaml_text = replaced(yaml_text, "min_score: 1", "min_score: 0")
     answer = run_pipeline(yaml_text, "stomach endoscopy", tmp_path)
     assert all(c.doc_id != "gastric" for c in answer.citations)
     stage = answer.trace.stage("filter:fake-drop-doc")
@@ -50,31 +56,32 @@ def test_filter_drops_candidates(tmp_path):
 
 
 def test_refusal_calls_no_generator(tmp_path):
-    EchoGenerator.calls = 0
-    yaml_text = FAKE_PIPELINE_YAML.replace("min_score: 1", "min_score: 50")
-    answer = run_pipeline(yaml_text, "What is liver cancer?", tmp_path)
+    engine = engine_from_yaml(replaced(FAKE_PIPELINE_YAML, "min_score: 1", "min_score: 50"), tmp_path)
+    answer = engine.ask("What is liver cancer?")
     assert answer.refused and answer.refusal_reason == "weak_evidence"
     assert answer.text == "insufficient evidence"
     assert answer.citations == []
-    assert EchoGenerator.calls == 0
+    assert engine.pipeline.one("generator").calls == 0
     assert answer.trace.stage("generate") is None
 
 
 def test_no_evidence_is_refused_even_without_a_policy(tmp_path):
-    yaml_text = FAKE_PIPELINE_YAML.replace("refusal: {name: fake-min-score, min_score: 1}\n", "")
+    yaml_text = replaced(FAKE_PIPELINE_YAML, "refusal: {name: fake-min-score, min_score: 1}\n", "")
     answer = run_pipeline(yaml_text, "How do I bake sourdough bread?", tmp_path)
     assert answer.refused and answer.refusal_reason == "no_evidence"
 
 
 def test_markers_to_missing_evidence_are_removed(tmp_path):
-    yaml_text = FAKE_PIPELINE_YAML.replace("generator: {name: fake-echo}", "generator: {name: fake-echo, cite: '1, 99'}")
+    yaml_text = replaced(
+        FAKE_PIPELINE_YAML, "generator: {name: fake-echo}", "generator: {name: fake-echo, cite: '1, 99'}"
+    )
     answer = run_pipeline(yaml_text, "What raises the risk of liver cancer?", tmp_path)
     assert "[99]" not in answer.text and answer.text.endswith("[1]")
     assert answer.trace.stage("cite").notes["invalid_markers"] == [99]
 
 
 def test_uncited_answer_is_withheld(tmp_path):
-    yaml_text = FAKE_PIPELINE_YAML.replace("generator: {name: fake-echo}", "generator: {name: fake-echo, cite: none}")
+    yaml_text = replaced(FAKE_PIPELINE_YAML, "generator: {name: fake-echo}", "generator: {name: fake-echo, cite: none}")
     answer = run_pipeline(yaml_text, "What raises the risk of liver cancer?", tmp_path)
     assert answer.refused and answer.refusal_reason == "uncited_answer"
 
@@ -85,11 +92,15 @@ def test_empty_question_is_refused(tmp_path):
 
 
 def test_fusion_merges_retrievers_and_signals_survive(tmp_path):
-    yaml_text = FAKE_PIPELINE_YAML.replace(
+    yaml_text = replaced(
+        FAKE_PIPELINE_YAML,
         "retrievers: [{name: fake-keyword, top_k: 5}]",
-        "embedding: {name: fake-hash}\nretrievers: [{name: fake-keyword}, {name: fake-keyword, label: dense, dense: true}]\n"
+        "embedding: {name: fake-hash}\nretrievers: [{name: fake-keyword}, {name: fake-keyword, label: dense, dense: "
+        "true}]\n"
         "fusion: {name: fake-interleave}",
-    ).replace("min_score: 1", "min_score: 0")
+        "min_score: 1",
+        "min_score: 0",
+    )
     pipeline = pipeline_from_yaml(yaml_text, tmp_path)
     ingest(pipeline)
     engine = Engine.open(pipeline)
@@ -99,7 +110,7 @@ def test_fusion_merges_retrievers_and_signals_survive(tmp_path):
 
 
 def test_dense_retriever_without_embedding_is_a_config_error(tmp_path):
-    yaml_text = FAKE_PIPELINE_YAML.replace("{name: fake-keyword, top_k: 5}", "{name: fake-keyword, dense: true}")
+    yaml_text = replaced(FAKE_PIPELINE_YAML, "{name: fake-keyword, top_k: 5}", "{name: fake-keyword, dense: true}")
     pipeline = pipeline_from_yaml(yaml_text, tmp_path)
     with pytest.raises(ConfigError, match="needs an embedding model, but the config names none"):
         ingest(pipeline)
@@ -123,7 +134,7 @@ def test_query_transform_changes_what_is_searched_not_the_question(tmp_path):
 
 
 def test_multihop_follows_queries_appends_new_evidence_and_stops(tmp_path):
-    yaml_text = FAKE_PIPELINE_YAML.replace("min_score: 1", "min_score: 0") + (
+    yaml_text = replaced(FAKE_PIPELINE_YAML, "min_score: 1", "min_score: 0") + (
         "multihop: {name: fake-hops, queries: [smoking cough, hepatitis], max_hops: 3}\n")
     pipeline = pipeline_from_yaml(yaml_text, tmp_path)
     ingest(pipeline)

@@ -21,7 +21,7 @@ from criss_rag.evaluation.records import RECORDS, RunRecord, read_records
 from criss_rag.evaluation.report import ReportOptions, build_report, write_report
 from criss_rag.evaluation.review import export_sheet, import_ratings, krippendorff_alpha_interval
 from criss_rag.evaluation.runner import run_experiment
-from criss_rag.testing import plugin_host
+from criss_rag.testing import plugin_host, replaced
 from criss_rag.types import Generation
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -99,17 +99,35 @@ def finished_run(tmp_path_factory, host):
 # -- experiment YAML validation ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("edit", "expected"), [
-    (lambda t: t.replace("seed: 7", "seed: 7\nsead: 8"), ["experiment.yaml:12", "unknown key 'sead'", "Valid keys here:"]),
-    (lambda t: t.replace("{name: reversed,", "{name: plain,"), ["two variants are named 'plain'"]),
-    (lambda t: t.replace("caution]", "caution, no-such-metric]"), ["unknown metric 'no-such-metric'", "Registered metrics:", "traceability"]),
-    (lambda t: t.replace("eval_questions.jsonl", "missing.jsonl"), ["experiment.yaml:7", "question file not found"]),
-    (lambda t: t.replace("doc_id: liver", "doc_ids: liver"), ["variant 'drop-liver'", "unknown key"]),
-    (lambda t: t.replace("judges: [fake-judge]", "judges: [{name: rubric, llm: nobody}]"), ["uses the LLM 'nobody'", "llms:"]),
-    (lambda t: t.replace("{name: plain}", "{name: plain, colour: red}"), ["unknown key 'variants.0.colour'", "pipeline, set"]),
-    (lambda t: t.replace("caution]", "caution, caution]"), ["both called 'caution'", "label:"]),
-    (lambda t: t.replace("name: fake-experiment\n", ""), ["required key 'name' is missing"]),
-])
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            lambda t: replaced(t, "seed: 7", "seed: 7\nsead: 8"),
+            ["experiment.yaml:12", "unknown key 'sead'", "Valid keys here:"],
+        ),
+        (lambda t: replaced(t, "{name: reversed,", "{name: plain,"), ["two variants are named 'plain'"]),
+        (
+            lambda t: replaced(t, "caution]", "caution, no-such-metric]"),
+            ["unknown metric 'no-such-metric'", "Registered metrics:", "traceability"],
+        ),
+        (
+            lambda t: replaced(t, "eval_questions.jsonl", "missing.jsonl"),
+            ["experiment.yaml:7", "question file not found"],
+        ),
+        (lambda t: replaced(t, "doc_id: liver", "doc_ids: liver"), ["variant 'drop-liver'", "unknown key"]),
+        (
+            lambda t: replaced(t, "judges: [fake-judge]", "judges: [{name: rubric, llm: nobody}]"),
+            ["uses the LLM 'nobody'", "llms:"],
+        ),
+        (
+            lambda t: replaced(t, "{name: plain}", "{name: plain, colour: red}"),
+            ["unknown key 'variants.0.colour'", "pipeline, set"],
+        ),
+        (lambda t: replaced(t, "caution]", "caution, caution]"), ["both called 'caution'", "label:"]),
+        (lambda t: replaced(t, "name: fake-experiment\n", ""), ["required key 'name' is missing"]),
+    ],
+)
 def test_experiment_errors_say_where_and_what_to_do(tmp_path, host, edit, expected):
     path = make_experiment(tmp_path, edit(EXPERIMENT))
     with pytest.raises(ConfigError) as info:
@@ -126,7 +144,7 @@ def test_experiment_loads_variants_questions_and_overrides(tmp_path, host):
     assert experiment.output == tmp_path / "run"
     limited = load_experiment(make_experiment(tmp_path), host.registry, only_variants=["reversed"], limit=2)
     assert [v.name for v in limited.variants] == ["reversed"] and len(limited.questions) == 2
-    sampled = EXPERIMENT.replace("name: fake}]", "name: fake, sample: 3, where: {difficulty: [easy, hard]}}]")
+    sampled = replaced(EXPERIMENT, "name: fake}]", "name: fake, sample: 3, where: {difficulty: [easy, hard]}}]")
     a = load_experiment(make_experiment(tmp_path, sampled), host.registry)
     b = load_experiment(make_experiment(tmp_path, sampled), host.registry)
     assert [q["qid"] for q in a.questions] == [q["qid"] for q in b.questions] and len(a.questions) == 3
@@ -152,7 +170,11 @@ def test_run_writes_one_complete_record_per_question_and_variant(finished_run):
     # the liver document is gone from every evidence list of the filtered variant
     assert all(e["doc_id"] != "liver" for r in records if r.variant == "drop-liver" for e in r.evidence)
     refused = by_key["plain\te7"]
-    assert refused.refused and refused.refusal_reason == "weak_evidence" and refused.metrics["caution_explicit_refusal"] == 1.0
+    assert (
+        refused.refused
+        and refused.refusal_reason == "weak_evidence"
+        and refused.metrics["caution_explicit_refusal"] == 1.0
+    )
     manifest = json.loads((experiment.output / "run.json").read_text())
     assert manifest["status"] == "complete" and set(manifest["variants"]) == {"plain", "drop-liver", "reversed"}
     assert manifest["variants"]["plain"]["index_key"] and manifest["counts"]["records"] == 3 * N_QUESTIONS
@@ -160,7 +182,11 @@ def test_run_writes_one_complete_record_per_question_and_variant(finished_run):
 
 def test_a_crash_loses_at_most_the_record_in_flight_and_a_rerun_completes_without_duplicates(tmp_path):
     host = _host()
-    text = EXPERIMENT.replace("pipeline: eval_pipeline.yaml", "pipeline: eval_pipeline.yaml\nset: {generator: {name: crash-test, after: 5}}")
+    text = replaced(
+        EXPERIMENT,
+        "pipeline: eval_pipeline.yaml",
+        "pipeline: eval_pipeline.yaml\nset: {generator: {name: crash-test, after: 5}}",
+    )
     path = make_experiment(tmp_path, text)
     Crash.calls = 0
     with pytest.raises(KeyboardInterrupt):
@@ -186,8 +212,11 @@ def test_a_crash_loses_at_most_the_record_in_flight_and_a_rerun_completes_withou
 
 def test_a_failing_question_is_recorded_and_retried_by_the_next_run(tmp_path):
     host = _host()
-    text = EXPERIMENT.replace("pipeline: eval_pipeline.yaml",
-                              "pipeline: eval_pipeline.yaml\nset: {generator: {name: crash-test, after: 2, error: runtime}}")
+    text = replaced(
+        EXPERIMENT,
+        "pipeline: eval_pipeline.yaml",
+        "pipeline: eval_pipeline.yaml\nset: {generator: {name: crash-test, after: 2, error: runtime}}",
+    )
     path = make_experiment(tmp_path, text)
     Crash.calls = 0
     first = run_experiment(load_experiment(path, host.registry), host, progress=False)
@@ -218,7 +247,7 @@ def test_a_changed_variant_is_not_resumed_silently(tmp_path, host):
 def test_concurrency_gives_the_same_records(tmp_path, host):
     one = load_experiment(make_experiment(tmp_path), host.registry)
     run_experiment(one, host, progress=False)
-    threaded_text = EXPERIMENT.replace("output: run", "output: run-threads\nconcurrency: 3")
+    threaded_text = replaced(EXPERIMENT, "output: run", "output: run-threads\nconcurrency: 3")
     threaded = load_experiment(make_experiment(tmp_path, threaded_text), host.registry)
     summary = run_experiment(threaded, host, progress=False)
     assert summary.written == 3 * N_QUESTIONS

@@ -23,7 +23,7 @@ import criss_rag_pii.plugin as pii_plugin
 from criss_rag.cli.main import build_cli
 from criss_rag.errors import ConfigError, DataError
 from criss_rag.plugins import PluginHost
-from criss_rag.testing import pipeline_from_yaml, plugin_host, run_pipeline
+from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced, run_pipeline
 from criss_rag.types import Hit, Query, text_node
 from criss_rag_pii import KINDS, SIGNAL, PiiRedact, Redactor
 
@@ -186,7 +186,7 @@ def test_the_redactor_rejects_an_unknown_kind():
     ("kind: [email]", "key 'kind': unknown key. Valid keys: extra_patterns, kinds, metadata_keys, placeholder"),
 ])
 def test_a_bad_option_is_a_config_error_naming_the_key(tmp_path, option, message):
-    yaml_text = PIPELINE_YAML.replace("filters: [{name: pii-redact}]", f"filters: [{{name: pii-redact, {option}}}]")
+    yaml_text = replaced(PIPELINE_YAML, "filters: [{name: pii-redact}]", f"filters: [{{name: pii-redact, {option}}}]")
     assert yaml_text != PIPELINE_YAML
     with pytest.raises(ConfigError, match="stage filters\\[0\\], filter 'pii-redact', ") as error:
         pipeline_from_yaml(yaml_text, tmp_path, plugin_host({"pii": pii_plugin}))
@@ -269,7 +269,7 @@ def test_every_kind_is_redacted_through_the_pipeline_and_the_index_keeps_the_ori
         "Liver cancer case: the patient (RRN [RRN], DOB [DOB], SSN [SSN]) had hepatitis B.")
     # the same index without the filter: the original text is still there (redaction is at question
     # time, and the docstore was not changed by the run above)
-    plain = run_pipeline(PIPELINE_YAML.replace("filters: [{name: pii-redact}]\n", ""), question, tmp_path, host)
+    plain = run_pipeline(replaced(PIPELINE_YAML, "filters: [{name: pii-redact}]\n", ""), question, tmp_path, host)
     assert plain.trace.index_key == answer.trace.index_key
     assert "650812-1234567" in plain.citations[0].text
 

@@ -8,8 +8,8 @@ import pytest
 
 from criss_rag.engine import Engine
 from criss_rag.errors import ComponentError, ConfigError
-from criss_rag.indexing import ingest
-from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, plugin_host
+from criss_rag.indexing.ingestion import ingest
+from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Query
 
 YAML = """\
@@ -29,7 +29,7 @@ def host():
 
 
 def open_engine(tmp_path, host, index_type="flat", overrides=()):
-    pipeline = pipeline_from_yaml(YAML.replace("INDEX", index_type), tmp_path, host, overrides)
+    pipeline = pipeline_from_yaml(replaced(YAML, "INDEX", index_type), tmp_path, host, overrides)
     report = ingest(pipeline)
     return Engine.open(pipeline), report, pipeline
 
@@ -54,7 +54,7 @@ def test_approximate_index_agrees_with_flat_on_a_small_corpus(tmp_path, host):
 
 
 def test_ivf_pq_rejects_a_sub_quantizer_count_that_does_not_divide_the_dimension(tmp_path, host):
-    pipeline = pipeline_from_yaml(YAML.replace("INDEX", "ivf-pq, pq_m: 5"), tmp_path, host)
+    pipeline = pipeline_from_yaml(replaced(YAML, "INDEX", "ivf-pq, pq_m: 5"), tmp_path, host)
     with pytest.raises(ConfigError, match="pq_m=5 must divide the embedding dimension 64"):
         ingest(pipeline)
 
@@ -70,7 +70,7 @@ def test_search_time_settings_do_not_change_the_index(tmp_path, host):
 
 def test_reload_gives_identical_scores(tmp_path, host):
     engine, _, pipeline = open_engine(tmp_path, host)
-    again = Engine.open(pipeline_from_yaml(YAML.replace("INDEX", "flat"), tmp_path, host))
+    again = Engine.open(pipeline_from_yaml(replaced(YAML, "INDEX", "flat"), tmp_path, host))
     a = [(h.node_id, h.score) for h in engine.retrieve(Query("stomach endoscopy"))]
     assert a == [(h.node_id, h.score) for h in again.retrieve(Query("stomach endoscopy"))]
 
@@ -82,9 +82,14 @@ def test_embedding_cache_reembeds_only_changed_text(tmp_path, host):
     assert pipeline.embedded_last == 0  # unchanged corpus: everything from the cache
     changed = [dict(d) for d in TINY_CORPUS]
     changed[0]["text"] = "Liver cancer starts in liver cells. Alcohol also raises the risk."
-    docs = "[" + ", ".join(f"{{doc_id: {d['doc_id']}, title: '{d['title']}', text: '{d['text']}'}}" for d in changed) + "]"
-    edited = pipeline_from_yaml(YAML.replace("INDEX", "flat").replace("{name: fake-loader}", f"{{name: fake-loader, documents: {docs}}}"),
-                                tmp_path, host)
+    docs = (
+        "[" + ", ".join(f"{{doc_id: {d['doc_id']}, title: '{d['title']}', text: '{d['text']}'}}" for d in changed) + "]"
+    )
+    edited = pipeline_from_yaml(
+        replaced(YAML, "INDEX", "flat", "{name: fake-loader}", f"{{name: fake-loader, documents: {docs}}}"),
+        tmp_path,
+        host,
+    )
     ingest(edited)
     assert edited.embedded_last == 1  # only the new sentence
 
@@ -96,13 +101,16 @@ def test_embedding_failure_names_the_stage(tmp_path, host, monkeypatch):
         raise RuntimeError("embedding server exploded")
 
     monkeypatch.setattr(HashEmbedding, "get_text_embedding_batch", broken)
-    pipeline = pipeline_from_yaml(YAML.replace("INDEX", "flat"), tmp_path, host)
-    with pytest.raises(ComponentError, match=r"stage retrievers\[0\]: component 'faiss' failed: RuntimeError: embedding server exploded"):
+    pipeline = pipeline_from_yaml(replaced(YAML, "INDEX", "flat"), tmp_path, host)
+    with pytest.raises(
+        ComponentError,
+        match=r"stage retrievers\[0\]: component 'faiss' failed: RuntimeError: embedding server exploded",
+    ):
         ingest(pipeline)
 
 
 def test_ivf_pq_on_too_few_chunks_says_what_to_use_instead(tmp_path, host):
-    pipeline = pipeline_from_yaml(YAML.replace("INDEX", "ivf-pq, pq_bits: 8"), tmp_path, host)
+    pipeline = pipeline_from_yaml(replaced(YAML, "INDEX", "ivf-pq, pq_bits: 8"), tmp_path, host)
     with pytest.raises(ConfigError, match="12 chunks are too few to train 256 codes.*use index_type: flat"):
         ingest(pipeline)
 
@@ -112,8 +120,17 @@ def test_ivf_pq_uses_half_the_dimension_as_sub_quantizers_by_default(tmp_path, h
 
     many = [{"doc_id": f"d{i}", "text": f"Note {i} on cancer care."} for i in range(20)]
     many.append({"doc_id": "breast", "text": "Mammography screening finds breast cancer early."})
-    pipeline = pipeline_from_yaml(YAML.replace("INDEX", "ivf-pq, pq_bits: 4").replace(
-        "{name: fake-loader}", "{name: fake-loader, documents: " + json.dumps(many) + "}"), tmp_path, host)
+    pipeline = pipeline_from_yaml(
+        replaced(
+            YAML,
+            "INDEX",
+            "ivf-pq, pq_bits: 4",
+            "{name: fake-loader}",
+            "{name: fake-loader, documents: " + json.dumps(many) + "}",
+        ),
+        tmp_path,
+        host,
+    )
     ingest(pipeline)
     engine = Engine.open(pipeline)
     index = faiss.read_index(str(engine.index_dir / "retrievers" / "faiss" / "vectors.faiss"))

@@ -16,22 +16,30 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
+from criss_rag.answering.refusal_messages import INSUFFICIENT_EVIDENCE
+from criss_rag.answering.sentence_check import LexicalSupport, answer_sentences
 from criss_rag.cli.main import build_cli
 from criss_rag.engine import Engine, verify_citations
 from criss_rag.errors import ComponentError, ConfigError
+from criss_rag.language.text import detect_language
 from criss_rag.plugins import PluginHost
-from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE
-from criss_rag.support import LexicalSupport, answer_sentences
-from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
+from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, replaced
 from criss_rag.testing.servers import Failure, OllamaStubServer, OpenAIStubServer, RecordedRequest
-from criss_rag.text import detect_language
 from criss_rag.types import AnswerEvent, ChatTurn, Context, ErrorEvent, Evidence, Hit, Query, TokenEvent, text_node
 
 SECRET = "sk-criss-generate-0123456789"
 CORPUS = [
     *TINY_CORPUS,
-    {"doc_id": "liver-ko", "title": "간암", "text": "간암은 간세포에서 시작되는 암입니다. B형 간염 바이러스에 감염되면 간암 위험이 높아집니다."},
-    {"doc_id": "lung-ja", "title": "肺がん", "text": "肺がんは喫煙と強く関係しています。長引くせきは肺がんの症状のことがあります。"},
+    {
+        "doc_id": "liver-ko",
+        "title": "간암",
+        "text": "간암은 간세포에서 시작되는 암입니다. B형 간염 바이러스에 감염되면 간암 위험이 높아집니다.",
+    },
+    {
+        "doc_id": "lung-ja",
+        "title": "肺がん",
+        "text": "肺がんは喫煙と強く関係しています。長引くせきは肺がんの症状のことがあります。",
+    },
 ]
 LIVER_Q = "What raises the risk of liver cancer?"
 LIVER_A = "Hepatitis B infection raises the risk of liver cancer [1]."
@@ -45,7 +53,9 @@ def host() -> PluginHost:
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("generation")
-    (root / "corpus.jsonl").write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in CORPUS) + "\n", encoding="utf-8")
+    (root / "corpus.jsonl").write_text(
+        "\n".join(json.dumps(d, ensure_ascii=False) for d in CORPUS) + "\n", encoding="utf-8"
+    )
     return root
 
 
@@ -61,7 +71,9 @@ def compatible(server: OpenAIStubServer, extra: str = "") -> str:
 
 
 def ollama(server: OllamaStubServer, extra: str = "") -> str:
-    return f'{{name: ollama, model: qwen2.5, base_url: "{server.base_url}", max_retries: 0, retry_backoff: 0.01{extra}}}'
+    return (
+        f'{{name: ollama, model: qwen2.5, base_url: "{server.base_url}", max_retries: 0, retry_backoff: 0.01{extra}}}'
+    )
 
 
 def engine_for(workdir: Path, host: PluginHost, yaml_text: str) -> Engine:
@@ -102,7 +114,9 @@ def test_answer_cites_evidence_and_records_model_and_usage(workdir, host):
 ])
 def test_a_reply_that_says_the_evidence_is_insufficient_is_a_refusal(workdir, host, prompt, question, reply):
     with OpenAIStubServer(reply=reply) as server:
-        answer = engine_for(workdir, host, config(workdir, compatible(server), f"{{name: llm, llm: gen, prompt: {prompt}}}")).ask(question)
+        answer = engine_for(
+            workdir, host, config(workdir, compatible(server), f"{{name: llm, llm: gen, prompt: {prompt}}}")
+        ).ask(question)
         assert len(chat_requests(server)) == 1  # the model was asked (the policy let the question through)
     assert answer.refused and answer.refusal_reason == "model_declined"
     assert answer.text == INSUFFICIENT_EVIDENCE[detect_language(question)]  # fixed text, never the model's
@@ -116,7 +130,9 @@ def test_a_reply_that_says_the_evidence_is_insufficient_is_a_refusal(workdir, ho
 def test_criss_refusal_s_missing_case_information_is_in_the_trace_not_the_answer(workdir, host):
     reply = "Insufficient evidence: the rule depends on the diagnosis year, which the question does not give."
     with OpenAIStubServer(reply=reply) as server:
-        answer = engine_for(workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, prompt: criss}")).ask(LIVER_Q)
+        answer = engine_for(
+            workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, prompt: criss}")
+        ).ask(LIVER_Q)
     assert answer.refused and answer.refusal_reason == "model_declined"
     assert answer.text == INSUFFICIENT_EVIDENCE["en"] and "insufficient evidence" in answer.refusal_detail
     declined = answer.trace.stage("generate").notes["declined_text"]  # the model's words: in the trace, unchecked
@@ -137,14 +153,18 @@ def test_configured_refusal_phrases_and_partial_answers(workdir, host):
     assert [d.text for d in answer.dropped] == ["There is not enough information about liver transplants."]
     # detection off: the refusal phrase is just text without a citation -> withheld as uncited
     with OpenAIStubServer(reply="Insufficient evidence") as server:
-        off = engine_for(workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, detect_refusal: false}")).ask(LIVER_Q)
+        off = engine_for(
+            workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, detect_refusal: false}")
+        ).ask(LIVER_Q)
     assert off.refused and off.refusal_reason == "uncited_answer"
 
 
 def test_rate_limit_then_success(workdir, host):
     with OpenAIStubServer(reply=LIVER_A) as server:
         server.fail(429, retry_after=0.01)
-        engine = engine_for(workdir, host, config(workdir, compatible(server).replace("max_retries: 0", "max_retries: 2")))
+        engine = engine_for(
+            workdir, host, config(workdir, replaced(compatible(server), "max_retries: 0", "max_retries: 2"))
+        )
         answer = engine.ask(LIVER_Q)
         assert len(chat_requests(server)) == 2 and server.pending_failures == 0
     assert not answer.refused and answer.citations[0].doc_id == "liver"
@@ -153,7 +173,9 @@ def test_rate_limit_then_success(workdir, host):
 def test_ollama_busy_then_success(workdir, host):
     with OllamaStubServer(reply=LIVER_A) as server:
         server.fail(503)
-        answer = engine_for(workdir, host, config(workdir, ollama(server).replace("max_retries: 0", "max_retries: 1"))).ask(LIVER_Q)
+        answer = engine_for(
+            workdir, host, config(workdir, replaced(ollama(server), "max_retries: 0", "max_retries: 1"))
+        ).ask(LIVER_Q)
         assert len(chat_requests(server)) == 2
         assert all(r.body["stream"] is False for r in chat_requests(server))
     assert not answer.refused and answer.text == LIVER_A
@@ -284,10 +306,21 @@ def test_criss_layout_asks_for_the_four_parts(workdir, host):
         request = chat_requests(server)[0]
     assert roles(request) == ["system", "user"]
     system = request.body["messages"][0]["content"]
-    for part in ("Direct answer:", "Explanation:", "References:", "Why the rule applies:", "name the missing case information"):
+    for part in (
+        "Direct answer:",
+        "Explanation:",
+        "References:",
+        "Why the rule applies:",
+        "name the missing case information",
+    ):
         assert part in system
     assert not answer.refused
-    assert [s.text.split(":")[0] for s in answer.sentences] == ["Direct answer", "Explanation", "References", "Why the rule applies"]
+    assert [s.text.split(":")[0] for s in answer.sentences] == [
+        "Direct answer",
+        "Explanation",
+        "References",
+        "Why the rule applies",
+    ]
     assert [s.supported for s in answer.sentences] == [True, True, True, False]
 
 
@@ -295,10 +328,14 @@ def test_a_prompt_file_of_your_own(workdir, host, tmp_path):
     (workdir / "my_prompt.yaml").write_text(
         "description: terse\nrefusal: {en: NO ANSWER}\nmessages:\n"
         "  - {role: system, content: 'Be terse. Say {{ refusal }} when unsure.'}\n"
-        "  - {role: user, content: \"{% for p in passages %}<{{ p.number }}|{{ p.title }}>{% endfor %} {{ question }}\"}\n",
-        encoding="utf-8")
+        '  - {role: user, content: "{% for p in passages %}<{{ p.number }}|{{ p.title }}>{% endfor %} '
+        '{{ question }}"}\n',
+        encoding="utf-8",
+    )
     with OpenAIStubServer(reply="NO ANSWER") as server:
-        engine = engine_for(workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, prompt: my_prompt.yaml}"))
+        engine = engine_for(
+            workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, prompt: my_prompt.yaml}")
+        )
         answer = engine.ask(LIVER_Q)
         request = chat_requests(server)[0]
     assert [m["content"] for m in request.body["messages"]][0] == "Be terse. Say NO ANSWER when unsure."
@@ -326,7 +363,9 @@ def test_unknown_preset_and_unknown_llm_key(workdir, host):
     base = '{name: openai-compatible, model: m, api_base: "http://127.0.0.1:9/v1"}'
     with pytest.raises(ConfigError, match="Presets: ncc, jlcs, criss"):
         pipeline_from_yaml(config(workdir, base, "{name: llm, llm: gen, prompt: nccc}"), workdir, host).one("generator")
-    with pytest.raises(ConfigError, match="'gpt' names no llm of this config.*Valid: gen"):  # checked as the config is read
+    with pytest.raises(
+        ConfigError, match="'gpt' names no llm of this config.*Valid: gen"
+    ):  # checked as the config is read
         pipeline_from_yaml(config(workdir, base, "{name: llm, llm: gpt}"), workdir, host).one("generator")
 
 
@@ -340,14 +379,20 @@ def test_ask_stream_yields_tokens_then_the_checked_answer(workdir, host, backend
     with server_type(reply=reply) as server:
         llm = ollama(server) if backend == "ollama" else compatible(server, ", stream_usage: true")
         # unsupported: mark, so nothing holds the tokens back (test_grounding covers the gated stream)
-        events = list(engine_for(workdir, host, config(workdir, llm, "{name: llm, llm: gen, unsupported: mark}")).ask_stream(LIVER_Q))
+        events = list(
+            engine_for(workdir, host, config(workdir, llm, "{name: llm, llm: gen, unsupported: mark}")).ask_stream(
+                LIVER_Q
+            )
+        )
         request = chat_requests(server)[0]
     assert request.body["stream"] is True
     tokens = [e.text for e in events if isinstance(e, TokenEvent)]
     # the first sentence is held until the model has cited evidence and begun the next sentence (until then
     # the answer could still turn into a refusal); from then on each piece streams as it comes
     first = len(LIVER_A.split()) + 1
-    assert tokens[0] == " ".join(reply.split()[:first]) + " " and tokens[1:] == [w + " " for w in reply.split()[first:-1]] + ["[1]."]
+    assert tokens[0] == " ".join(reply.split()[:first]) + " " and tokens[1:] == [
+        w + " " for w in reply.split()[first:-1]
+    ] + ["[1]."]
     assert "".join(tokens) == reply
     assert all(isinstance(e, TokenEvent) for e in events[:-1]) and isinstance(events[-1], AnswerEvent)
     answer = events[-1].answer
@@ -392,10 +437,15 @@ def test_an_error_event_inside_a_stream_names_the_server_s_message(workdir, host
 
 def test_keep_alive_comments_between_chunks_are_not_part_of_the_answer(workdir, host):
     with OpenAIStubServer(reply=LIVER_A, chunked=True, keep_alive_every=1) as server:
-        engine = engine_for(workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, unsupported: mark}"))
+        engine = engine_for(
+            workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, unsupported: mark}")
+        )
         events = list(engine.ask_stream(LIVER_Q))
-        with httpx.stream("POST", f"{server.base_url}/chat/completions",
-                          json={"model": "stub-model", "stream": True, "messages": [{"role": "user", "content": "q"}]}) as raw:
+        with httpx.stream(
+            "POST",
+            f"{server.base_url}/chat/completions",
+            json={"model": "stub-model", "stream": True, "messages": [{"role": "user", "content": "q"}]},
+        ) as raw:
             wire = raw.read().decode()
             encoding = raw.headers.get("transfer-encoding")
     assert encoding == "chunked" and wire.count(": keep-alive") == len(LIVER_A.split())  # really on the wire
@@ -426,7 +476,9 @@ def test_cli_ask_stream_prints_the_tokens_then_sources_and_marks(workdir, host):
     path = workdir / "stream.yaml"
     reply = f"{LIVER_A} Surgery always cures it [1]. Lung cancer is linked to smoking [9]."
     with OpenAIStubServer(reply=reply) as server:
-        path.write_text(config(workdir, compatible(server), "{name: llm, llm: gen, unsupported: mark}"), encoding="utf-8")
+        path.write_text(
+            config(workdir, compatible(server), "{name: llm, llm: gen, unsupported: mark}"), encoding="utf-8"
+        )
         result = CliRunner().invoke(build_cli(host), ["ask", str(path), LIVER_Q, "--stream"], obj={"host": host})
         assert chat_requests(server)[0].body["stream"] is True
     assert result.exit_code == 0, result.output
@@ -445,14 +497,20 @@ def test_cli_ask_stream_shows_errors_as_messages(workdir, host):
         path.write_text(config(workdir, compatible(server, ", timeout: 0.2")), encoding="utf-8")
         server.stall(5)
         result = CliRunner().invoke(build_cli(host), ["ask", str(path), LIVER_Q, "--stream"], obj={"host": host})
-    assert result.exit_code == 2 and "error: llms.gen (openai-compatible" in result.output and "Traceback" not in result.output
+    assert (
+        result.exit_code == 2
+        and "error: llms.gen (openai-compatible" in result.output
+        and "Traceback" not in result.output
+    )
 
 
 # -- the sentence check --------------------------------------------------------------------------------------
 
 
 def _context(*passages: tuple[str, str]) -> Context:
-    evidence = tuple(Evidence(i, Hit(node_from(title, text)), text) for i, (title, text) in enumerate(passages, start=1))
+    evidence = tuple(
+        Evidence(i, Hit(node_from(title, text)), text) for i, (title, text) in enumerate(passages, start=1)
+    )
     return Context(evidence, "")
 
 
@@ -481,18 +539,31 @@ def test_sentence_verdicts_supported_unsupported_and_invalid_numbers_in_english(
 
 
 def test_sentence_verdicts_in_korean_and_japanese_with_a_registered_analyzer(workdir, host):
-    context = _context(("간암", "간암은 간세포에서 시작되는 암입니다. B형 간염 바이러스에 감염되면 간암 위험이 높아집니다."),
-                       ("肺がん", "肺がんは喫煙と強く関係しています。長引くせきは肺がんの症状のことがあります。"))
-    pipeline = pipeline_from_yaml(config(workdir, "{name: ollama, model: unused}", extra="verifier: {name: lexical, threshold: 0.6}\n"),
-                                  workdir, host)
+    context = _context(
+        ("간암", "간암은 간세포에서 시작되는 암입니다. B형 간염 바이러스에 감염되면 간암 위험이 높아집니다."),
+        ("肺がん", "肺がんは喫煙と強く関係しています。長引くせきは肺がんの症状のことがあります。"),
+    )
+    pipeline = pipeline_from_yaml(
+        config(workdir, "{name: ollama, model: unused}", extra="verifier: {name: lexical, threshold: 0.6}\n"),
+        workdir,
+        host,
+    )
     verifier = pipeline.one("verifier")
-    korean = verify_citations("B형 간염에 감염되면 간암 위험이 높아집니다 [1]. 간암은 유전자 치료로 완치됩니다 [1].", context, verifier)
+    korean = verify_citations(
+        "B형 간염에 감염되면 간암 위험이 높아집니다 [1]. 간암은 유전자 치료로 완치됩니다 [1].", context, verifier
+    )
     assert [(s.supported, s.evidence) for s in korean.sentences] == [(True, 1), (False, None)]
-    japanese = verify_citations("肺がんは喫煙と関係しています[2]。肺がんは遺伝子治療で必ず治ります[2]。長引くせきは症状のことがあります[7]。", context, verifier)
+    japanese = verify_citations(
+        "肺がんは喫煙と関係しています[2]。肺がんは遺伝子治療で必ず治ります[2]。長引くせきは症状のことがあります[7]。",
+        context,
+        verifier,
+    )
     assert [(s.supported, s.cited, s.invalid_citations) for s in japanese.sentences] == [
         (True, [2], []), (False, [2], []), (True, [], [7])]
     # the engine's built-in check (no plugin) gives the same verdicts on CJK text
-    builtin = verify_citations("肺がんは喫煙と関係しています[2]。肺がんは遺伝子治療で必ず治ります[2]。", context, LexicalSupport())
+    builtin = verify_citations(
+        "肺がんは喫煙と関係しています[2]。肺がんは遺伝子治療で必ず治ります[2]。", context, LexicalSupport()
+    )
     assert [s.supported for s in builtin.sentences] == [True, False]
 
 
@@ -544,8 +615,10 @@ def test_a_verifier_that_returns_the_wrong_number_of_verdicts_is_reported(workdi
 
     custom = plugin_host({"dropper": plugin}, entry_points=True)
     with OpenAIStubServer(reply=LIVER_A) as server:
-        engine = Engine.open(pipeline_from_yaml(config(workdir, compatible(server), extra="verifier: dropper\n"), workdir, custom),
-                             build_if_missing=True)
+        engine = Engine.open(
+            pipeline_from_yaml(config(workdir, compatible(server), extra="verifier: dropper\n"), workdir, custom),
+            build_if_missing=True,
+        )
         with pytest.raises(ComponentError, match="returned 0 verdicts for 1 sentences"):
             engine.ask(LIVER_Q)
 
@@ -585,10 +658,14 @@ def test_eval_answers_writes_one_line_per_question_and_the_summary_last(workdir,
 def test_query_history_reaches_templates_as_a_variable(workdir, host):
     (workdir / "history_prompt.yaml").write_text(
         "refusal: {en: none}\nmessages:\n  - role: user\n    content: |\n"
-        "      {% for turn in history %}{{ turn.role }}: {{ turn.text }}\n      {% endfor %}Q: {{ question }} ({{ language }})\n",
-        encoding="utf-8")
+        "      {% for turn in history %}{{ turn.role }}: {{ turn.text }}\n"
+        "      {% endfor %}Q: {{ question }} ({{ language }})\n",
+        encoding="utf-8",
+    )
     with OpenAIStubServer(reply=LIVER_A) as server:
-        engine = engine_for(workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, prompt: history_prompt.yaml}"))
+        engine = engine_for(
+            workdir, host, config(workdir, compatible(server), "{name: llm, llm: gen, prompt: history_prompt.yaml}")
+        )
         engine.ask(LIVER_Q, history=[ChatTurn("user", "What is liver cancer?"), ChatTurn("assistant", "A cancer [1].")])
         content = chat_requests(server)[0].body["messages"][0]["content"]
     assert content == f"user: What is liver cancer?\nassistant: A cancer.\nQ: {LIVER_Q} (en)"  # old [n] dropped

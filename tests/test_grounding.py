@@ -14,19 +14,27 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from criss_rag.answering.thinking import ThinkSplitter, split_thinking
 from criss_rag.cli.main import build_cli
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError
 from criss_rag.plugins import PluginHost
-from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml
+from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, replaced
 from criss_rag.testing.servers import OllamaStubServer, OpenAIStubServer
-from criss_rag.thinking import ThinkSplitter, split_thinking
 from criss_rag.types import AnswerEvent, ProgressEvent, ThinkingEvent, TokenEvent
 
 CORPUS = [
     *TINY_CORPUS,
-    {"doc_id": "liver-ko", "title": "간암", "text": "간암은 간세포에서 시작되는 암입니다. B형 간염 바이러스에 감염되면 간암 위험이 높아집니다."},
-    {"doc_id": "lung-ja", "title": "肺がん", "text": "肺がんは喫煙と強く関係しています。長引くせきは肺がんの症状のことがあります。"},
+    {
+        "doc_id": "liver-ko",
+        "title": "간암",
+        "text": "간암은 간세포에서 시작되는 암입니다. B형 간염 바이러스에 감염되면 간암 위험이 높아집니다.",
+    },
+    {
+        "doc_id": "lung-ja",
+        "title": "肺がん",
+        "text": "肺がんは喫煙と強く関係しています。長引くせきは肺がんの症状のことがあります。",
+    },
     {"doc_id": "liver-zh", "title": "肝癌", "text": "乙型肝炎病毒感染会增加肝癌的风险。肝癌起源于肝细胞。"},
 ]
 LIVER_Q = "What raises the risk of liver cancer?"
@@ -42,7 +50,9 @@ def host() -> PluginHost:
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("grounding")
-    (root / "corpus.jsonl").write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in CORPUS) + "\n", encoding="utf-8")
+    (root / "corpus.jsonl").write_text(
+        "\n".join(json.dumps(d, ensure_ascii=False) for d in CORPUS) + "\n", encoding="utf-8"
+    )
     return root
 
 
@@ -170,7 +180,9 @@ def test_cli_ask_shows_added_markers_and_the_removed_sentences_apart(workdir, ho
     answer_part, rest = result.output.split("\nSources:\n", 1)
     assert "green tea" not in answer_part and SUPPORTED[:-1] + " [1]." in answer_part
     assert "(marker added: the model cited nothing here)" in rest
-    assert f"Removed from the answer (1 sentence(s) no evidence supports):\n  DROPPED       " in rest and INVENTED in rest
+    assert (
+        "Removed from the answer (1 sentence(s) no evidence supports):\n  DROPPED       " in rest and INVENTED in rest
+    )
     data = json.loads(as_json.output)
     assert data["dropped"][0]["text"] == INVENTED and data["sentences"][0]["attributed"] is True
 
@@ -210,7 +222,9 @@ def test_streamed_thinking_and_progress_are_their_own_events_never_the_answer(wo
     steps = [e.step for e in events if isinstance(e, ProgressEvent)]
     assert steps == ["retrieving", "refusal_check", "generating", "checking"]
     first_token = next(i for i, e in enumerate(events) if isinstance(e, TokenEvent))
-    assert events.index(next(e for e in events if isinstance(e, ProgressEvent) and e.step == "generating")) < first_token
+    assert (
+        events.index(next(e for e in events if isinstance(e, ProgressEvent) and e.step == "generating")) < first_token
+    )
     answer = events[-1].answer
     assert isinstance(events[-1], AnswerEvent) and not answer.refused  # "insufficient" in the thinking declines nothing
     assert answer.text == f"{SUPPORTED[:-1]} [1]." and len(answer.sentences) == 1
@@ -229,8 +243,11 @@ def test_thinking_a_server_sends_apart_is_streamed_as_thinking_never_as_the_answ
     with server:
         yaml_text = config(workdir, server)
         if backend == "ollama":
-            yaml_text = re.sub(r"(?m)^  gen: .*$", f'  gen: {{name: ollama, model: qwen3, base_url: "{server.base_url}", '
-                                                   "max_retries: 0, thinking: true}", yaml_text)
+            yaml_text = re.sub(
+                r"(?m)^  gen: .*$",
+                f'  gen: {{name: ollama, model: qwen3, base_url: "{server.base_url}", max_retries: 0, thinking: true}}',
+                yaml_text,
+            )
         engine = Engine.open(pipeline_from_yaml(yaml_text, workdir, host), build_if_missing=True)
         events = list(engine.ask_stream(LIVER_Q))
         request = server.requests[-1]
@@ -286,8 +303,11 @@ def test_the_gated_stream_asks_the_verifier_once_per_sentence(workdir, host):
     reply = f"{SUPPORTED[:-1]} [1]. Liver cancer starts in liver cells [1]."
     with OpenAIStubServer(reply=reply) as gen, OpenAIStubServer(reply="YES") as judge:
         judge_llm = f'{{name: openai-compatible, model: judge, api_base: "{judge.base_url}", max_retries: 0}}'
-        text = config(workdir, gen, extra=f"verifier: {{name: llm-check, llm: judge, check: all}}\n").replace(
-            "llms:\n", f"llms:\n  judge: {judge_llm}\n")
+        text = replaced(
+            config(workdir, gen, extra="verifier: {name: llm-check, llm: judge, check: all}\n"),
+            "llms:\n",
+            f"llms:\n  judge: {judge_llm}\n",
+        )
         engine = Engine.open(pipeline_from_yaml(text, workdir, host), build_if_missing=True)
         events = list(engine.ask_stream(LIVER_Q))
         assert len(judge.requests_to("/v1/chat/completions")) == 2
@@ -296,10 +316,10 @@ def test_the_gated_stream_asks_the_verifier_once_per_sentence(workdir, host):
 
 
 def test_progress_names_every_hop_filter_and_reranker_in_order(tmp_path):
-    from criss_rag.indexing import ingest
+    from criss_rag.indexing.ingestion import ingest
     from criss_rag.testing import FAKE_PIPELINE_YAML
 
-    yaml_text = FAKE_PIPELINE_YAML.replace("min_score: 1", "min_score: 0") + (
+    yaml_text = replaced(FAKE_PIPELINE_YAML, "min_score: 1", "min_score: 0") + (
         "multihop: {name: fake-hops, queries: [smoking cough, hepatitis], max_hops: 3}\n"
         "filters: [{name: fake-drop-doc, doc_id: lung}]\nrerankers: [fake-reverse]\n")
     pipeline = pipeline_from_yaml(yaml_text, tmp_path)

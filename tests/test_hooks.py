@@ -14,9 +14,9 @@ from llama_index.core.schema import MetadataMode
 from criss_rag import hookimpl, hookspecs
 from criss_rag.cli.main import build_cli
 from criss_rag.context import ComponentContext
-from criss_rag.embedding_cache import text_key
-from criss_rag.executors import open_executor
-from criss_rag.indexing import ingest
+from criss_rag.indexing.embedding_cache import text_key
+from criss_rag.indexing.executors import open_executor
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.registry import KINDS
 from criss_rag.testing import (
     FAKE_PIPELINE_YAML,
@@ -41,6 +41,7 @@ from criss_rag.testing import (
     hash_embedding,
     pipeline_from_yaml,
     plugin_host,
+    replaced,
     run_pipeline,
 )
 
@@ -103,7 +104,11 @@ def test_hook_registers_a_component_the_engine_uses(kind, tmp_path):
 
     if kind == "analyzer":
         pipeline = pipeline_from_yaml(FAKE_PIPELINE_YAML, tmp_path, host)
-        assert ComponentContext(pipeline, "test").analyzer(name).analyze("Lung cancer screening") == ["lung", "cancer", "screening"]
+        assert ComponentContext(pipeline, "test").analyzer(name).analyze("Lung cancer screening") == [
+            "lung",
+            "cancer",
+            "screening",
+        ]
         return
     if kind in ("judge", "metric"):
         answer = run_pipeline(FAKE_PIPELINE_YAML, "Which test finds stomach cancer?", tmp_path, host)
@@ -115,7 +120,10 @@ def test_hook_registers_a_component_the_engine_uses(kind, tmp_path):
         else:
             assert component.compute({}, answer) == {"answer_chars": float(len(answer.text))}
         return
-    yaml_text = with_stage(FAKE_PIPELINE_YAML, addition.replace("NAME", name)).replace("min_score: 1", "min_score: 0")
+    # an executor is named on the command line, not in the config: its addition has no NAME
+    yaml_text = with_stage(FAKE_PIPELINE_YAML, replaced(addition, "NAME", name) if "NAME" in addition else addition)
+    if kind != "refusal":  # the fake refusal policy lets every question through (a refusal kind replaces it)
+        yaml_text = replaced(yaml_text, "min_score: 1", "min_score: 0")
     if kind == "executor":  # `ingest --executor NAME`: the chunks are embedded on it, into the cache
         pipeline = pipeline_from_yaml(yaml_text, tmp_path, host)
         executor = open_executor(pipeline, name)

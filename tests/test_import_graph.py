@@ -115,8 +115,11 @@ def test_the_checker_finds_a_circle(tmp_path):
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"f"}, "f": {"e"}}
     assert circles(graph) == [["a", "b", "c"], ["e", "f"]]
     module = tmp_path / "context.py"
-    module.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from criss_rag.pipeline import Pipeline\n"
-                      "def f():\n    from . import engine\n", encoding="utf-8")
+    module.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from criss_rag.pipeline import Pipeline\n"
+        "def f():\n    from . import engine\n",
+        encoding="utf-8",
+    )
     names = imported_names("criss_rag.context", module)
     assert {"criss_rag.pipeline.Pipeline", "criss_rag.engine"} <= names
 

@@ -15,14 +15,22 @@ from pathlib import Path
 import pytest
 
 from criss_rag.engine import Engine
-from criss_rag.indexing import StaleIndexError, ingest
-from criss_rag.testing import TINY_CORPUS, CountingEmbedding, pipeline_from_yaml, plugin_host
+from criss_rag.indexing.ingestion import StaleIndexError, ingest
+from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Query
 
 CORPUS = [
     *TINY_CORPUS,
-    {"doc_id": "thyroid", "title": "Thyroid cancer", "text": "Thyroid cancer grows in the thyroid gland. Radioiodine treats thyroid cancer."},
-    {"doc_id": "ko-liver", "title": "간암", "text": "간암은 간세포에서 시작됩니다. 간염 바이러스가 간암의 위험을 높입니다."},
+    {
+        "doc_id": "thyroid",
+        "title": "Thyroid cancer",
+        "text": "Thyroid cancer grows in the thyroid gland. Radioiodine treats thyroid cancer.",
+    },
+    {
+        "doc_id": "ko-liver",
+        "title": "간암",
+        "text": "간암은 간세포에서 시작됩니다. 간염 바이러스가 간암의 위험을 높입니다.",
+    },
     {"doc_id": "ja-lung", "title": "肺がん", "text": "肺がんは喫煙と関係があります。長引く咳は肺がんの兆候です。"},
 ]
 
@@ -45,16 +53,14 @@ def host():
     return plugin_host(entry_points=True)
 
 
-@pytest.fixture(autouse=True)
-def fresh_count():
-    CountingEmbedding.texts.clear()
-    yield
-    CountingEmbedding.texts.clear()
-
-
 def pipeline(tmp_path, host, docs, index_type="flat"):
-    return pipeline_from_yaml(YAML.replace("DOCS", json.dumps(docs, ensure_ascii=False)).replace("INDEX", index_type),
+    return pipeline_from_yaml(replaced(YAML, "DOCS", json.dumps(docs, ensure_ascii=False), "INDEX", index_type),
                               tmp_path, host)
+
+
+def embedded(pipeline):
+    """The texts the pipeline's fake-counting embedding embedded (each pipeline builds its own)."""
+    return pipeline.embedding(requested_by="test").texts
 
 
 def edited(**changes):
@@ -73,13 +79,14 @@ def doc_ids(engine, question, retriever=None):
 
 
 def test_unchanged_reingest_embeds_nothing_and_rebuilds_nothing(tmp_path, host):
-    first = ingest(pipeline(tmp_path, host, CORPUS))
+    first_pipeline = pipeline(tmp_path, host, CORPUS)
+    first = ingest(first_pipeline)
     assert first.mode == "built" and first.corpus_version == 1 and first.chunks == 18
-    assert len(CountingEmbedding.texts) == 18 and first.embedded == 18
+    assert len(embedded(first_pipeline)) == 18 and first.embedded == 18
     version_dir = (tmp_path / ".criss_rag" / "index" / first.key).resolve()
-    CountingEmbedding.texts.clear()
-    again = ingest(pipeline(tmp_path, host, CORPUS))
-    assert CountingEmbedding.texts == []
+    again_pipeline = pipeline(tmp_path, host, CORPUS)
+    again = ingest(again_pipeline)
+    assert embedded(again_pipeline) == []
     assert not again.built and again.mode == "up-to-date" and again.corpus_version == 1
     assert again.retrievers == {"bm25": "unchanged", "faiss": "unchanged"}
     assert again.diff == {"added": 0, "changed": 0, "deleted": 0, "unchanged": 9}
@@ -91,13 +98,13 @@ def test_a_changed_document_is_the_only_one_rechunked_and_reembedded(tmp_path, h
     first = ingest(pipeline(tmp_path, host, CORPUS))
     # without the embedding cache, whatever the retrievers ask for is embedded again
     (tmp_path / ".criss_rag" / "index" / ".cache" / "embeddings.sqlite").unlink()
-    CountingEmbedding.texts.clear()
     text = "Liver cancer starts in liver cells. Aflatoxin in mouldy grain raises the risk."
-    report = ingest(pipeline(tmp_path, host, edited(liver={"text": text})))
+    changed = pipeline(tmp_path, host, edited(liver={"text": text}))
+    report = ingest(changed)
     assert report.mode == "updated" and report.key == first.key and report.corpus_version == 2
     assert report.diff == {"added": 0, "changed": 1, "deleted": 0, "unchanged": 8}
     assert report.rechunked == 1 and report.new_chunks == 2 and report.removed_chunks == 2
-    assert len(CountingEmbedding.texts) == 2 and all("Liver cancer" in t for t in CountingEmbedding.texts)
+    assert len(embedded(changed)) == 2 and all("Liver cancer" in t for t in embedded(changed))
     assert report.retrievers == {"faiss": "updated", "bm25": "rebuilt"}
     assert report.rebuilt_because == {"bm25": "no incremental update method"}
     engine = Engine.open(pipeline(tmp_path, host, edited(liver={"text": text})))
@@ -112,9 +119,10 @@ def test_a_deleted_document_can_no_longer_be_retrieved_by_faiss_or_bm25(tmp_path
     assert "thyroid" in doc_ids(before, "radioiodine thyroid gland", "faiss")
     assert "thyroid" in doc_ids(before, "radioiodine thyroid gland", "bm25")
     docs = edited(thyroid=None)
-    report = ingest(pipeline(tmp_path, host, docs))
+    deleted = pipeline(tmp_path, host, docs)
+    report = ingest(deleted)
     assert report.diff["deleted"] == 1 and report.removed_chunks == 2 and report.new_chunks == 0
-    assert CountingEmbedding.texts[18:] == []  # a deletion embeds nothing
+    assert embedded(deleted) == []  # a deletion embeds nothing
     after = Engine.open(pipeline(tmp_path, host, docs))
     assert "thyroid" not in doc_ids(after, "radioiodine thyroid gland")
     assert after.manifest.documents == 8 and after.manifest.chunks == 16
@@ -123,7 +131,12 @@ def test_a_deleted_document_can_no_longer_be_retrieved_by_faiss_or_bm25(tmp_path
 def test_an_added_document_is_retrievable_and_versions_count_up(tmp_path, host):
     ingest(pipeline(tmp_path, host, CORPUS))
     first = Engine.open(pipeline(tmp_path, host, CORPUS))
-    docs = edited(cervix={"title": "Cervical cancer", "text": "Cervical cancer screening uses a Pap smear. HPV vaccination prevents it."})
+    docs = edited(
+        cervix={
+            "title": "Cervical cancer",
+            "text": "Cervical cancer screening uses a Pap smear. HPV vaccination prevents it.",
+        }
+    )
     report = ingest(pipeline(tmp_path, host, docs))
     assert report.diff["added"] == 1 and report.corpus_version == 2
     engine = Engine.open(pipeline(tmp_path, host, docs))
@@ -137,7 +150,9 @@ def test_an_added_document_is_retrievable_and_versions_count_up(tmp_path, host):
 
 def test_cjk_documents_are_diffed_and_updated(tmp_path, host):
     ingest(pipeline(tmp_path, host, CORPUS))
-    docs = edited(**{"ko-liver": {"text": "간암은 간세포에서 시작됩니다. 음주도 간암의 위험을 높입니다."}, "ja-lung": None})
+    docs = edited(
+        **{"ko-liver": {"text": "간암은 간세포에서 시작됩니다. 음주도 간암의 위험을 높입니다."}, "ja-lung": None}
+    )
     report = ingest(pipeline(tmp_path, host, docs))
     assert report.diff == {"added": 0, "changed": 1, "deleted": 1, "unchanged": 7}
     engine = Engine.open(pipeline(tmp_path, host, docs))
@@ -155,8 +170,12 @@ def test_incremental_index_answers_like_a_whole_rebuild(tmp_path, host):
     whole = Engine.open(pipeline(tmp_path / "b", host, docs))
     for question in ("liver cirrhosis", "HPV vaccination", "smoking cough", "mammography"):
         for label in ("faiss", "bm25"):
-            a = sorted((h.node_id, round(h.signals[label], 5)) for h in updated.retrieve(Query(question)) if label in h.signals)
-            b = sorted((h.node_id, round(h.signals[label], 5)) for h in whole.retrieve(Query(question)) if label in h.signals)
+            a = sorted(
+                (h.node_id, round(h.signals[label], 5)) for h in updated.retrieve(Query(question)) if label in h.signals
+            )
+            b = sorted(
+                (h.node_id, round(h.signals[label], 5)) for h in whole.retrieve(Query(question)) if label in h.signals
+            )
             assert a == b, (question, label)
 
 
@@ -176,7 +195,9 @@ def test_every_faiss_index_type_forgets_deleted_documents(tmp_path, host, index_
     added = edited(cervix={"title": "Cervical cancer", "text": "Cervical cancer screening uses a Pap smear."})
     grown = ingest(pipeline(tmp_path, host, added, index_type))
     assert grown.retrievers["faiss"] == "updated"  # additions only: every index type adds in place
-    docs = edited(thyroid=None, cervix={"title": "Cervical cancer", "text": "Cervical cancer screening uses a Pap smear."})
+    docs = edited(
+        thyroid=None, cervix={"title": "Cervical cancer", "text": "Cervical cancer screening uses a Pap smear."}
+    )
     report = ingest(pipeline(tmp_path, host, docs, index_type))
     if index_type == "hnsw":
         assert report.retrievers["faiss"] == "rebuilt"
@@ -206,7 +227,13 @@ def test_skipped_items_and_progress_are_reported(tmp_path, host, capsys):
     assert "skipped 1 items:\n    empty-page: no text" in report.summary()
     assert report.to_json()["skipped"] == [{"item": "empty-page", "reason": "no text"}]
     err = capsys.readouterr().err
-    for step in ("ingest: loading documents", "chunking", "embedding", "ingest: retriever faiss", "ingest: retriever bm25"):
+    for step in (
+        "ingest: loading documents",
+        "chunking",
+        "embedding",
+        "ingest: retriever faiss",
+        "ingest: retriever bm25",
+    ):
         assert step in err
 
 
@@ -217,13 +244,17 @@ def test_cli_ingest_json_reports_the_diff(tmp_path):
 
     cli_host = plugin_host(entry_points=True)
     config = tmp_path / "p.yaml"
-    config.write_text(YAML.replace("DOCS", json.dumps(CORPUS, ensure_ascii=False)).replace("INDEX", "flat"), encoding="utf-8")
+    config.write_text(replaced(YAML, "DOCS", json.dumps(CORPUS, ensure_ascii=False), "INDEX", "flat"), encoding="utf-8")
     runner = CliRunner()
-    result = runner.invoke(build_cli(cli_host), ["ingest", str(config), "--json"], obj={"host": cli_host}, catch_exceptions=False)
+    result = runner.invoke(
+        build_cli(cli_host), ["ingest", str(config), "--json"], obj={"host": cli_host}, catch_exceptions=False
+    )
     assert result.exit_code == 0
     data = json.loads(result.stdout)
     assert data["mode"] == "built" and data["documents"] == 9 and data["diff"]["added"] == 9
-    config.write_text(YAML.replace("DOCS", json.dumps(edited(thyroid=None), ensure_ascii=False)).replace("INDEX", "flat"), encoding="utf-8")
+    config.write_text(
+        replaced(YAML, "DOCS", json.dumps(edited(thyroid=None), ensure_ascii=False), "INDEX", "flat"), encoding="utf-8"
+    )
     result = runner.invoke(build_cli(cli_host), ["ingest", str(config)], obj={"host": cli_host}, catch_exceptions=False)
     assert "corpus version 2 (updated): 0 added, 0 changed, 1 deleted, 8 unchanged documents" in result.stdout
     assert "retrievers: faiss updated; bm25 rebuilt (no incremental update method)" in result.stdout
@@ -248,15 +279,15 @@ def big_corpus(n, variant=""):
 
 
 def test_an_ingest_killed_half_way_keeps_the_previous_index_and_the_next_one_completes(tmp_path, host):
-    yaml = YAML.replace("{name: fake-counting}", "{name: fake-counting, delay_s: 0.05}").replace("INDEX", "flat")
+    yaml = replaced(YAML, "{name: fake-counting}", "{name: fake-counting, delay_s: 0.05}", "INDEX", "flat")
     config = tmp_path / "p.yaml"
-    config.write_text(yaml.replace("DOCS", json.dumps(big_corpus(40))), encoding="utf-8")
+    config.write_text(replaced(yaml, "DOCS", json.dumps(big_corpus(40))), encoding="utf-8")
     first = ingest(pipeline_from_yaml(config.read_text(), tmp_path, host))
     root = tmp_path / ".criss_rag" / "index"
     previous_version = (root / first.key).resolve()
 
     changed = big_corpus(40) + big_corpus(400, variant="b")[40:]  # 360 new documents: slow to embed
-    config.write_text(yaml.replace("DOCS", json.dumps(changed)), encoding="utf-8")
+    config.write_text(replaced(yaml, "DOCS", json.dumps(changed)), encoding="utf-8")
     env = {**os.environ, "CRISS_RAG_STRICT_PLUGINS": "1"}
     proc = subprocess.Popen([sys.executable, "-c", KILLABLE, str(config)], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -273,15 +304,15 @@ def test_an_ingest_killed_half_way_keeps_the_previous_index_and_the_next_one_com
 
     # the previous index is untouched and answers
     assert (root / first.key).resolve() == previous_version
-    old = pipeline_from_yaml(yaml.replace("DOCS", json.dumps(big_corpus(40))), tmp_path, host)
+    old = pipeline_from_yaml(replaced(yaml, "DOCS", json.dumps(big_corpus(40))), tmp_path, host)
     engine = Engine.open(old)
     assert engine.corpus_version == 1 and "doc7" in doc_ids(engine, "w7x")
 
     # the next ingest resumes (finished embedding batches come from the cache) and cleans up
-    CountingEmbedding.texts.clear()
-    resumed = ingest(pipeline_from_yaml(config.read_text(), tmp_path, host))
+    resuming = pipeline_from_yaml(config.read_text(), tmp_path, host)
+    resumed = ingest(resuming)
     assert resumed.mode == "updated" and resumed.corpus_version == 2 and resumed.documents == 400
-    assert 0 < len(CountingEmbedding.texts) < 720  # 360 documents of 2 chunks: some already cached
+    assert 0 < len(embedded(resuming)) < 720  # 360 documents of 2 chunks: some already cached
     assert not list(root.glob(f".tmp-{first.key}-*"))
     engine = Engine.open(pipeline_from_yaml(config.read_text(), tmp_path, host))
     assert "doc399" in doc_ids(engine, "w399xb")
@@ -304,7 +335,7 @@ def test_a_loader_fingerprint_skips_loading_and_a_touched_file_is_compared_by_co
     corpus = tmp_path / "corpus.jsonl"
     lines = [json.dumps(d, ensure_ascii=False) for d in CORPUS]
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    yaml = YAML.replace("{name: fake-loader, documents: DOCS}", "{name: jsonl, path: corpus.jsonl}").replace("INDEX", "flat")
+    yaml = replaced(YAML, "{name: fake-loader, documents: DOCS}", "{name: jsonl, path: corpus.jsonl}", "INDEX", "flat")
     first = ingest(pipeline_from_yaml(yaml, tmp_path, host))
     corpus.write_text("\n\n".join(lines) + "\n", encoding="utf-8")  # new bytes, same documents
     # the file's fingerprint changed, so the engine loads the documents and compares their hashes

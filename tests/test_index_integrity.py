@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from criss_rag.cli.main import build_cli
 from criss_rag.engine import Engine
 from criss_rag.errors import CrissRagError, IndexStoreError
-from criss_rag.index_store import MANIFEST
-from criss_rag.indexing import ingest
+from criss_rag.indexing.index_store import MANIFEST
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.testing import pipeline_from_yaml, plugin_host
 
 YAML = """\
@@ -71,7 +71,9 @@ def flip_a_bit(path: Path) -> None:
 def test_the_manifest_lists_every_file_with_size_and_sha256(tmp_path, host, template):
     _, version = built(tmp_path, host, template)
     files = json.loads((version / MANIFEST).read_text())["files"]
-    on_disk = sorted(p.relative_to(version).as_posix() for p in version.rglob("*") if p.is_file() and p.name != MANIFEST)
+    on_disk = sorted(
+        p.relative_to(version).as_posix() for p in version.rglob("*") if p.is_file() and p.name != MANIFEST
+    )
     assert sorted(files) == on_disk and set(FILES) <= set(files) and bm25_files(version)
     assert all(set(entry) == {"size", "sha256"} and len(entry["sha256"]) == 64 for entry in files.values())
 

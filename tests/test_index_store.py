@@ -9,8 +9,8 @@ import pytest
 
 from criss_rag.engine import Engine
 from criss_rag.errors import IndexStoreError
-from criss_rag.indexing import ingest
-from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host
+from criss_rag.indexing.ingestion import ingest
+from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host, replaced
 
 QUESTION = "Which test finds colorectal polyps?"
 
@@ -67,7 +67,8 @@ def test_failed_rebuild_keeps_the_previous_index(tmp_path, monkeypatch):
 
 def test_changed_corpus_updates_its_index_and_another_source_gets_its_own(tmp_path):
     first = ingest(pipeline_from_yaml(FAKE_PIPELINE_YAML, tmp_path))
-    changed = FAKE_PIPELINE_YAML.replace(
+    changed = replaced(
+        FAKE_PIPELINE_YAML,
         "loader: {name: fake-loader}",
         "loader: {name: fake-loader, documents: [{doc_id: a, title: A, text: 'Thyroid cancer is common.'}]}",
     )
@@ -76,7 +77,7 @@ def test_changed_corpus_updates_its_index_and_another_source_gets_its_own(tmp_pa
     assert second.diff == {"added": 1, "changed": 0, "deleted": 6, "unchanged": 0}
     jsonl = tmp_path / "corpus.jsonl"
     jsonl.write_text('{"doc_id": "a", "title": "A", "text": "Thyroid cancer is common."}\n', encoding="utf-8")
-    other = FAKE_PIPELINE_YAML.replace("loader: {name: fake-loader}", "loader: {name: jsonl, path: corpus.jsonl}")
+    other = replaced(FAKE_PIPELINE_YAML, "loader: {name: fake-loader}", "loader: {name: jsonl, path: corpus.jsonl}")
     third = ingest(pipeline_from_yaml(other, tmp_path, plugin_host(entry_points=True)))
     assert third.built and third.key != first.key and third.corpus_version == 1  # another source: its own index
 

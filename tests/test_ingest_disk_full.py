@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from criss_rag import disk_space
 from criss_rag.engine import Engine
 from criss_rag.errors import IndexStoreError
-from criss_rag.indexing import ingest
-from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, plugin_host
+from criss_rag.indexing import disk_space
+from criss_rag.indexing.ingestion import ingest
+from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, plugin_host, replaced
 
 YAML = """\
 name: disk-full
@@ -37,7 +37,7 @@ Usage = namedtuple("Usage", "total used free")
 def yaml_for(documents: list[dict]) -> str:
     import json
 
-    return YAML.replace("DOCS", json.dumps(documents))
+    return replaced(YAML, "DOCS", json.dumps(documents))
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +92,7 @@ def test_enospc_while_a_retriever_writes_keeps_the_previous_version(tmp_path, ho
 
 def test_enospc_while_the_docstore_is_written(tmp_path, host, served, monkeypatch):
     version, answer = served
-    import criss_rag.indexing as indexing
+    import criss_rag.indexing.ingestion as indexing
 
     class FullDocstore(indexing.SimpleDocumentStore):
         def persist(self, persist_path: str, fs=None) -> None:  # noqa: ANN001 - LlamaIndex's signature
@@ -107,7 +107,7 @@ def test_enospc_while_the_docstore_is_written(tmp_path, host, served, monkeypatc
 
 def test_enospc_while_the_manifest_is_written(tmp_path, host, served, monkeypatch):
     version, answer = served
-    import criss_rag.index_store as index_store
+    import criss_rag.indexing.index_store as index_store
 
     def full(path, data):
         raise enospc(str(path))
@@ -123,7 +123,7 @@ def test_a_full_embedding_cache_is_reported_as_a_full_disk(tmp_path, host, serve
     import sqlite3
 
     version, answer = served
-    from criss_rag.embedding_cache import EmbeddingCache
+    from criss_rag.indexing.embedding_cache import EmbeddingCache
 
     def full(self, *args, **kwargs):
         raise sqlite3.OperationalError("database or disk is full")

@@ -12,12 +12,20 @@ from pydantic import BaseModel
 
 from criss_rag import hookimpl
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
-from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host
+from criss_rag.indexing.ingestion import ingest
+from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host, replaced
 
 NORMAL = [
-    {"doc_id": "liver", "title": "Liver cancer", "text": "### Risk\nHepatitis B infection raises the risk of liver cancer."},
-    {"doc_id": "lung", "title": "Lung cancer", "text": "### Signs\nA cough that does not go away can be a sign of lung cancer."},
+    {
+        "doc_id": "liver",
+        "title": "Liver cancer",
+        "text": "### Risk\nHepatitis B infection raises the risk of liver cancer.",
+    },
+    {
+        "doc_id": "lung",
+        "title": "Lung cancer",
+        "text": "### Signs\nA cough that does not go away can be a sign of lung cancer.",
+    },
     {"doc_id": "skin", "title": "Skin cancer", "text": "### Prevention\nSunscreen lowers the risk of skin cancer."},
 ]
 SECTIONS_YAML = """\
@@ -69,9 +77,12 @@ def _fragile_pipeline(tmp_path: Path, boom: bool):
     documents = [{"doc_id": "a", "title": "A", "text": "Stomach cancer is found by endoscopy."},
                  {"doc_id": "b", "title": "B", "text": "BOOM stomach cancer text" if boom else "Stomach cancer text."},
                  {"doc_id": "c", "title": "C", "text": "Stomach cancer can cause pain."}]
-    yaml_text = FAKE_PIPELINE_YAML.replace("loader: {name: fake-loader}",
-                                           f"loader: {{name: fake-loader, documents: {json.dumps(documents)}}}")
-    yaml_text = yaml_text.replace("chunker: {name: fake-chunker}", "chunker: {name: fragile}")
+    yaml_text = replaced(
+        FAKE_PIPELINE_YAML,
+        "loader: {name: fake-loader}",
+        f"loader: {{name: fake-loader, documents: {json.dumps(documents)}}}",
+    )
+    yaml_text = replaced(yaml_text, "chunker: {name: fake-chunker}", "chunker: {name: fragile}")
     return pipeline_from_yaml(yaml_text, tmp_path, plugin_host({"fragile": _Fragile()}))
 
 

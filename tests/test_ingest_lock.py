@@ -18,9 +18,9 @@ from pydantic import BaseModel
 
 from criss_rag import hookimpl
 from criss_rag.errors import IndexStoreError
-from criss_rag.index_store import IndexLock, IndexStore
-from criss_rag.indexing import ingest, pipeline_index_key
-from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host
+from criss_rag.indexing.index_store import IndexLock, IndexStore
+from criss_rag.indexing.ingestion import ingest, pipeline_index_key
+from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host, replaced
 
 
 class _SlowChunker:
@@ -44,7 +44,7 @@ class _Slow:
 
 
 def _pipeline(tmp_path: Path):
-    yaml_text = FAKE_PIPELINE_YAML.replace("chunker: {name: fake-chunker}", "chunker: {name: slow}")
+    yaml_text = replaced(FAKE_PIPELINE_YAML, "chunker: {name: fake-chunker}", "chunker: {name: slow}")
     return pipeline_from_yaml("index: {dir: idx}\n" + yaml_text, tmp_path, plugin_host({"slow": _Slow()}))
 
 
@@ -88,7 +88,9 @@ def test_a_lock_left_by_a_killed_ingest_is_recovered(tmp_path, caplog):
     key = pipeline_index_key(pipeline)
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     (tmp_path / "idx").mkdir()
-    (tmp_path / "idx" / f".lock-{key}").write_text(json.dumps({"pid": int(dead.stdout), "host": "h", "started": "then"}))
+    (tmp_path / "idx" / f".lock-{key}").write_text(
+        json.dumps({"pid": int(dead.stdout), "host": "h", "started": "then"})
+    )
     with caplog.at_level(logging.WARNING, logger="criss_rag.ingest"):
         report = ingest(pipeline, lock_timeout=0)
     assert report.mode == "built"

@@ -114,7 +114,10 @@ def test_preset_names_the_japanese_systems_components(engine):
     assert (context.name, context.params.max_chars, context.params.unit) == ("concatenate", 4096, "chars")
     refusal = config.one("refusal").params
     assert refusal.no_evidence_message == {"ja": NO_REFERENCES, "en": "No references"}
-    assert refusal.message == {"ja": "本文に十分な情報がありません", "en": "There is insufficient information in the text"}
+    assert refusal.message == {
+        "ja": "本文に十分な情報がありません",
+        "en": "There is insufficient information in the text",
+    }
     assert config.one("generator").name == "extractive"
 
 
@@ -278,7 +281,10 @@ def test_surface_keywords_rejoin_compounds_and_keep_order():
     analyzer = StandardAnalyzer()
     question = "CT検査で胸腺腫はわかりますか"
     assert surface_keywords(question, analyzer.analyze(question)) == ["CT検査", "胸腺腫"]
-    assert surface_keywords("胸腺腫の手術の方法", ["胸腺", "腫", "手術", "方法"], stopwords=["方法"]) == ["胸腺腫", "手術"]
+    assert surface_keywords("胸腺腫の手術の方法", ["胸腺", "腫", "手術", "方法"], stopwords=["方法"]) == [
+        "胸腺腫",
+        "手術",
+    ]
     assert surface_keywords("lung cancer symptoms", ["lung", "cancer", "symptom"]) == ["lung", "cancer", "symptom"]
     assert surface_keywords("胸腺腫", ["胸腺", "腫"], merge_adjacent=False) == ["胸腺", "腫"]
 
@@ -313,7 +319,9 @@ def test_llm_keywords_through_the_preset_sets_retrieval_text(host, index_dir):
     assert stage(answer, "transform:llm-keywords").notes["retrieval_text"] == "胸腺腫 手術"
     assert answer.citations[0].doc_id == "ja-shujutsu"
     llm = engine.pipeline.llm("kw", requested_by="test")
-    assert llm.prompts == ["次の質問から検索用のキーワードを2個、読点区切りで出力してください。質問: 胸腺腫の手術後はどうなりますか"]
+    assert llm.prompts == [
+        "次の質問から検索用のキーワードを2個、読点区切りで出力してください。質問: 胸腺腫の手術後はどうなりますか"
+    ]
 
 
 def test_llm_keywords_keeps_max_keywords_and_other_separators():

@@ -16,7 +16,7 @@ from criss_rag.evaluation.judging import agreement, as_verdict, combine
 from criss_rag.evaluation.records import RECORDS, read_records
 from criss_rag.evaluation.report import ReportOptions, build_report
 from criss_rag.evaluation.runner import run_experiment
-from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host
+from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host, replaced
 from criss_rag.testing.servers import OllamaStubServer, OpenAIStubServer
 from criss_rag.types import Answer, Citation, JudgeVerdict, Trace
 from criss_rag_judges.rubric import FLAGS, SCORES, ParseError, RubricJudge, extract_json, parse_reply
@@ -34,8 +34,11 @@ ANSWER = Answer(question="Which test finds stomach cancer?", text="Endoscopy is 
                 citations=[Citation(number=1, doc_id="gastric", node_id="g#1", title="Stomach cancer", score=1.0,
                                     text="Endoscopy is the main test for stomach cancer.")],
                 trace=Trace(config_hash="x"))
-QUESTION = {"question": "Which test finds stomach cancer?", "reference_answer": "Endoscopy finds stomach cancer.",
-            "_evidence": [{"number": 1, "title": "Stomach cancer", "text": "Endoscopy is the main test for stomach cancer."}]}
+QUESTION = {
+    "question": "Which test finds stomach cancer?",
+    "reference_answer": "Endoscopy finds stomach cancer.",
+    "_evidence": [{"number": 1, "title": "Stomach cancer", "text": "Endoscopy is the main test for stomach cancer."}],
+}
 
 
 def judge_for(tmp_path: Path, llm_yaml: str, **params) -> RubricJudge:
@@ -161,8 +164,11 @@ def test_two_disagreeing_judges_in_a_run(tmp_path):
         return verdict_json(4)
 
     host = plugin_host(entry_points=True)
-    with OpenAIStubServer(reply=verdict_json(4, flags=("missed_compound_part",))) as a, OllamaStubServer(reply=reply_b) as b:
-        text = EXPERIMENT.replace("{LLM_A}", openai_llm(a)).replace("{LLM_B}", ollama_llm(b))
+    with (
+        OpenAIStubServer(reply=verdict_json(4, flags=("missed_compound_part",))) as a,
+        OllamaStubServer(reply=reply_b) as b,
+    ):
+        text = replaced(EXPERIMENT, "{LLM_A}", openai_llm(a), "{LLM_B}", ollama_llm(b))
         path = tmp_path / "experiment.yaml"
         path.write_text(text, encoding="utf-8")
         summary = run_experiment(load_experiment(path, host.registry), host, progress=False)
@@ -239,7 +245,7 @@ def test_structured_output_sends_the_rubric_schema_and_counts_replies(tmp_path):
     from criss_rag_judges.rubric import rubric_schema
 
     with OpenAIStubServer(reply=verdict_json(4)) as server:
-        llm = openai_llm(server).replace("max_retries: 0", "max_retries: 0, structured_output: json_schema")
+        llm = replaced(openai_llm(server), "max_retries: 0", "max_retries: 0, structured_output: json_schema")
         judge = judge_for(tmp_path, llm)
         verdict = judge.judge(QUESTION, ANSWER)
         body = server.requests_to("/v1/chat/completions")[-1].body
@@ -268,5 +274,5 @@ def test_without_structured_output_the_lenient_parser_reads_and_failures_are_cou
 
 def test_a_raw_line_break_inside_the_rationale_still_parses():
     # a real judge-b reply of SmolLM2 failed with "Invalid control character" before
-    reply = verdict_json(3).replace('"fine"', '"first line\nsecond line"')
+    reply = replaced(verdict_json(3), '"fine"', '"first line\nsecond line"')
     assert "\n" in reply and parse_reply(reply, 1, 5)[2] == "first line\nsecond line"

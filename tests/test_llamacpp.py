@@ -12,12 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from criss_rag.component_helpers.structured_output import complete_json
 from criss_rag.errors import ComponentError, ConfigError
 from criss_rag.plugins import PluginHost
-from criss_rag.structured import complete_json
 from criss_rag.testing import pipeline_from_yaml
 
-QUESTION = "Evidence:\n[1] Smoking is the main cause of lung cancer.\n\nQuestion: What is the main cause of lung cancer?"
+QUESTION = (
+    "Evidence:\n[1] Smoking is the main cause of lung cancer.\n\nQuestion: What is the main cause of lung cancer?"
+)
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +28,11 @@ def host() -> PluginHost:
 
 
 def llm_from(tmp: Path, host: PluginHost, spec: str, key: str = "local"):
-    yaml_text = (f"name: llamacpp-test\nindex: {{dir: {tmp / 'index'}}}\nloader: {{name: jsonl, path: c.jsonl}}\n"
-                 f"chunker: whole-document\nretrievers: [bm25]\ncontext: numbered\ngenerator: extractive\nllms:\n  {key}: {spec}\n")
+    yaml_text = (
+        f"name: llamacpp-test\nindex: {{dir: {tmp / 'index'}}}\nloader: {{name: jsonl, path: c.jsonl}}\n"
+        f"chunker: whole-document\nretrievers: [bm25]\ncontext: numbered\ngenerator: extractive\nllms:\n  {key}: "
+        f"{spec}\n"
+    )
     return pipeline_from_yaml(yaml_text, tmp, host).llm(key, requested_by="test")
 
 
@@ -80,9 +85,8 @@ def test_the_model_is_loaded_once_and_shared(workdir, host, llm):
 
 
 def test_a_json_schema_constrains_the_reply(llm):
-    from criss_rag_judges.rubric import parse_reply, rubric_schema
-
     from criss_rag_basic.keywords import json_keywords, keywords_schema
+    from criss_rag_judges.rubric import parse_reply, rubric_schema
     from criss_rag_rerank.llm_rerank import json_order, order_schema
 
     reply = complete_json(llm, "List two search keywords for: How is liver cancer treated?", keywords_schema(2, 40))

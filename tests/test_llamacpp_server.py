@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from criss_rag.component_helpers.structured_output import complete_json
 from criss_rag.errors import ComponentError
 from criss_rag.plugins import PluginHost
-from criss_rag.structured import complete_json
 from criss_rag.testing import pipeline_from_yaml
 
 
@@ -83,7 +83,9 @@ def compatible_llm(tmp: Path, base_url: str, extra: str = "", max_tokens: int = 
     return pipeline_from_yaml(yaml_text, tmp, PluginHost(strict=True)).llm("srv", requested_by="test")
 
 
-QUESTION = "Evidence:\n[1] Smoking is the main cause of lung cancer.\n\nQuestion: What is the main cause of lung cancer?"
+QUESTION = (
+    "Evidence:\n[1] Smoking is the main cause of lung cancer.\n\nQuestion: What is the main cause of lung cancer?"
+)
 
 
 def test_chat_and_stream_against_a_real_server(server, tmp_path):

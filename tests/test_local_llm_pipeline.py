@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 from criss_rag.types import AnswerEvent, TokenEvent

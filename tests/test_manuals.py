@@ -19,8 +19,12 @@ from criss_rag_manuals.loaders import HtmlManualLoader, ManualsLoader, MarkdownM
 from criss_rag_manuals.manual import parse_years
 
 LONG_RULE = " ".join(f"Sentence {i} of the rule explains when two tumors count as one primary." for i in range(30))
-TABLE_ROWS = [("Code", "Term", "Use"), ("8140", "Adenocarcinoma", "glandular"), ("8070", "Squamous cell carcinoma", "flat cells"),
-              ("8041", "Small cell carcinoma", "neuroendocrine")]
+TABLE_ROWS = [
+    ("Code", "Term", "Use"),
+    ("8140", "Adenocarcinoma", "glandular"),
+    ("8070", "Squamous cell carcinoma", "flat cells"),
+    ("8041", "Small cell carcinoma", "neuroendocrine"),
+]
 
 
 def ctx(base: Path) -> SimpleNamespace:
@@ -108,7 +112,12 @@ def test_pdf_loader_keeps_headings_rules_table_and_pages(pdf_manual):
     assert text[offsets[1]:].startswith("## Multiple Primary Rules")
     assert text[offsets[2]:].startswith("## Histology Codes")
     assert pdf_manual.doc_id == "manual-lung"
-    assert (meta["manual"], meta["version"], meta["format"], meta["algorithm"]) == ("Lung rules", "2018", "pdf", "mp-rules")
+    assert (meta["manual"], meta["version"], meta["format"], meta["algorithm"]) == (
+        "Lung rules",
+        "2018",
+        "pdf",
+        "mp-rules",
+    )
     assert (meta["applicable_years_from"], meta["applicable_years_to"]) == (2018, 2022)
 
 
@@ -147,7 +156,7 @@ def test_long_rule_is_cut_with_overlap_and_keeps_its_id(pdf_manual):
     pieces = [n for n in nodes if n.metadata["rule_id"] == "Rule M3"]
     assert len(pieces) >= 4
     assert pieces[0].text.startswith("Rule M3 Abstract")
-    for before, after in zip(pieces, pieces[1:]):
+    for before, after in zip(pieces, pieces[1:], strict=False):
         assert len(before.text) <= 400
         shared = max(k for k in range(0, 121) if before.text.endswith(after.text[:k]) or k == 0)
         assert 20 <= shared <= 120, (before.text[-130:], after.text[:130])
@@ -178,7 +187,7 @@ def test_long_table_is_cut_between_rows_with_the_header_repeated():
 
 
 def _doc(text: str, **metadata):
-    from criss_rag.sources import make_document
+    from criss_rag.component_helpers.loader_files import make_document
 
     return make_document("d", text, {"title": "T", **metadata}, ["title"])
 
@@ -214,11 +223,16 @@ MARKDOWN_KO = """# 폐암 등록 지침
 def test_markdown_manual_with_japanese_and_korean_headings_and_rule_ids(tmp_path):
     (tmp_path / "ja.md").write_text(MARKDOWN_JA, encoding="utf-8")
     (tmp_path / "ko.md").write_text(MARKDOWN_KO, encoding="utf-8")
-    params = MarkdownManualLoader.Params(manuals=[{"path": "ja.md", "years": "2018+"}, {"path": "ko.md", "years": 2021}])
+    params = MarkdownManualLoader.Params(
+        manuals=[{"path": "ja.md", "years": "2018+"}, {"path": "ko.md", "years": 2021}]
+    )
     docs = list(MarkdownManualLoader(params, ctx(tmp_path)).load())
     nodes = chunker().chunk(docs)
     ja = {n.metadata["rule_id"]: n for n in nodes if n.metadata["doc_id"] == "manual-ja"}
-    assert ja["規則M1"].text == "規則M1 片肺に腫瘍が一つのときは単一の原発とする。\n\n注1 直接浸潤で対側肺に及ぶ腫瘍も一つと数える。"
+    assert (
+        ja["規則M1"].text
+        == "規則M1 片肺に腫瘍が一つのときは単一の原発とする。\n\n注1 直接浸潤で対側肺に及ぶ腫瘍も一つと数える。"
+    )
     assert ja["規則M1"].metadata["rule_ids"] == "規則M1, 注1"
     assert ja["規則M1"].metadata["section"] == "肺がん取扱い規則 > 多発腫瘍の規則"
     assert ja["規則M1"].metadata["page"] is None  # Markdown has no pages
@@ -286,8 +300,16 @@ def test_unreadable_and_empty_manuals_are_skipped_with_reasons(tmp_path):
     assert reasons["missing.md"].startswith("file not found")
 
 
-@pytest.mark.parametrize(("text", "expected"), [("2018-2022", (2018, 2022)), ("2018+", (2018, None)),
-                                                 ("2018-", (2018, None)), (2019, (2019, 2019)), (" 2004 – 2015 ", (2004, 2015))])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2018-2022", (2018, 2022)),
+        ("2018+", (2018, None)),
+        ("2018-", (2018, None)),
+        (2019, (2019, 2019)),
+        (" 2004 – 2015 ", (2004, 2015)),
+    ],
+)
 def test_years_of_a_manual(text, expected):
     assert parse_years(text) == expected
 
@@ -306,7 +328,7 @@ def test_plain_paragraphs_overlap_but_rules_start_clean():
     text = f"# Guide\n\n{paragraphs}\n\nRule X1 A rule that must start its own chunk text."
     nodes = chunker(chunk_size=250, chunk_overlap=80).chunk([_doc(text)])
     assert len(nodes) >= 4
-    for before, after in zip(nodes[:-2], nodes[1:-1]):
+    for before, after in zip(nodes[:-2], nodes[1:-1], strict=True):
         first = after.text.split("\n\n")[0]
         assert before.text.endswith(first) and len(first) <= 80  # the previous chunk's tail, repeated
     assert nodes[-1].text == "Rule X1 A rule that must start its own chunk text."
@@ -340,12 +362,14 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 @pytest.fixture(scope="module")
 def manuals_engine(tmp_path_factory):
     from criss_rag.engine import Engine
-    from criss_rag.indexing import ingest
+    from criss_rag.indexing.ingestion import ingest
     from criss_rag.pipeline import Pipeline
     from criss_rag.plugins import PluginHost
 
     index_dir = tmp_path_factory.mktemp("manuals-index")
-    pipeline = Pipeline.from_file(EXAMPLES / "registry-manuals.yaml", PluginHost(strict=True), [f"index.dir={index_dir}"])
+    pipeline = Pipeline.from_file(
+        EXAMPLES / "registry-manuals.yaml", PluginHost(strict=True), [f"index.dir={index_dir}"]
+    )
     report = ingest(pipeline)
     assert report.built and report.documents == 2
     return Engine.open(pipeline)

@@ -11,7 +11,7 @@ from criss_rag.lexicon.claims import read
 from criss_rag.lexicon.edits import single_change, swapped
 from criss_rag.lexicon.quantities import Quantity, same_quantity
 from criss_rag.lexicon.terms import content_terms
-from criss_rag.meaning import MeaningSupport
+from criss_rag.answering.meaning_check import MeaningSupport
 from criss_rag.types import Context, Evidence, Hit, Query, SentenceSupport, text_node
 
 

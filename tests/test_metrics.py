@@ -32,8 +32,14 @@ def make(cls, ctx, **params):
 
 def answer(text: str, *, cited: tuple[int, ...] = (), refused: bool = False, stages=()) -> Answer:
     citations = [Citation(number=n, doc_id=f"d{n}", node_id=f"d{n}#0", score=1.0, text="") for n in cited]
-    return Answer(question="q", text=text, citations=citations, refused=refused,
-                  refusal_reason="weak_evidence" if refused else None, trace=Trace(config_hash="x", stages=list(stages)))
+    return Answer(
+        question="q",
+        text=text,
+        citations=citations,
+        refused=refused,
+        refusal_reason="weak_evidence" if refused else None,
+        trace=Trace(config_hash="x", stages=list(stages)),
+    )
 
 
 EVIDENCE = [
@@ -96,11 +102,31 @@ def test_traceability_matches_cancer_types_in_korean_and_japanese(ctx):
         {"number": 2, "doc_id": "k2", "title": "위암", "text": "위암은 위에서 생깁니다.", "verified": True},
         {"number": 3, "doc_id": "k3", "title": "치료", "text": "간세포암의 치료는 수술입니다.", "verified": True},
     ]
-    ko = metric.compute({"focus": "간암", "_evidence": evidence}, answer("간암은 간에서 생기는 암입니다 [1]. 김치는 맛있습니다."))
-    assert ko["cancer_matched_evidence"] == 2.0 and ko["answer_sentences"] == 2.0 and ko["evidence_aligned_sentences"] == 1.0
-    ja_evidence = [{"number": 1, "doc_id": "j1", "title": "胸腺腫の手術", "text": "胸腺腫の治療の中心は手術です。", "verified": True}]
-    ja = metric.compute({"focus": "胸腺腫", "_evidence": ja_evidence}, answer("胸腺腫の治療の中心は手術です[1]。天気が良いです。"))
-    assert ja["cancer_matched_evidence"] == 1.0 and ja["answer_sentences"] == 2.0 and ja["evidence_aligned_sentences"] == 1.0
+    ko = metric.compute(
+        {"focus": "간암", "_evidence": evidence}, answer("간암은 간에서 생기는 암입니다 [1]. 김치는 맛있습니다.")
+    )
+    assert (
+        ko["cancer_matched_evidence"] == 2.0
+        and ko["answer_sentences"] == 2.0
+        and ko["evidence_aligned_sentences"] == 1.0
+    )
+    ja_evidence = [
+        {
+            "number": 1,
+            "doc_id": "j1",
+            "title": "胸腺腫の手術",
+            "text": "胸腺腫の治療の中心は手術です。",
+            "verified": True,
+        }
+    ]
+    ja = metric.compute(
+        {"focus": "胸腺腫", "_evidence": ja_evidence}, answer("胸腺腫の治療の中心は手術です[1]。天気が良いです。")
+    )
+    assert (
+        ja["cancer_matched_evidence"] == 1.0
+        and ja["answer_sentences"] == 2.0
+        and ja["evidence_aligned_sentences"] == 1.0
+    )
 
 
 # -- retrieval ------------------------------------------------------------------------------------------
@@ -111,8 +137,10 @@ def test_retrieval_metrics_against_gold_and_telemetry(ctx):
     retrieved = [{"doc_id": d} for d in ("a", "a", "b", "gold", "c")]  # a document counts once
     hop = StageTrace(stage="hop:1", component="h", n_in=1, n_out=2, ms=1, notes={"query": "more"})
     stop = StageTrace(stage="hop:2", component="h", n_in=2, n_out=2, ms=1, notes={"stopped": "done"})
-    evidence = [{"number": 1, "doc_id": "gold", "text": "abcd", "metadata": {"applicable_years": {"from": 2018, "to": 2022}}},
-                {"number": 2, "doc_id": "b", "text": "xy", "metadata": {"applicable_years": "2023+"}}]
+    evidence = [
+        {"number": 1, "doc_id": "gold", "text": "abcd", "metadata": {"applicable_years": {"from": 2018, "to": 2022}}},
+        {"number": 2, "doc_id": "b", "text": "xy", "metadata": {"applicable_years": "2023+"}},
+    ]
     values = metric.compute({"_gold": ["gold"], "_retrieved": retrieved, "_evidence": evidence, "diagnosis_year": 2020},
                             answer("x [1] [2]", cited=(1, 2), stages=[hop, stop]))
     assert values["recall@3"] == 1.0 and values["mrr"] == pytest.approx(1 / 3)
@@ -142,12 +170,17 @@ def test_rouge_scores_korean_and_japanese_with_an_analyzer(ctx):
     default = rouge_scorer.RougeScorer(["rouge1"])
     assert default.score(korean, korean)["rouge1"].fmeasure == 0.0  # the trap (GUIDE §3): Hangul is dropped
     metric = make(Rouge, ctx)
-    for text, unrelated in ((korean, "위암 검진은 내시경으로 합니다."), (japanese, "大腸がんの検診では便潜血検査を受けます。")):
+    for text, unrelated in (
+        (korean, "위암 검진은 내시경으로 합니다."),
+        (japanese, "大腸がんの検診では便潜血検査を受けます。"),
+    ):
         same = metric.compute({"reference_answer": text}, answer(text + " [1]"))
         assert same == {"rouge1": pytest.approx(1.0), "rouge2": pytest.approx(1.0), "rougeL": pytest.approx(1.0)}
         other = metric.compute({"reference_answer": text}, answer(unrelated))
         assert other["rouge1"] < 0.2 and other["rougeL"] < 0.2
-    english = metric.compute({"reference_answer": "Surgery removes the tumour."}, answer("The tumour is removed by surgery."))
+    english = metric.compute(
+        {"reference_answer": "Surgery removes the tumour."}, answer("The tumour is removed by surgery.")
+    )
     assert english["rouge1"] == pytest.approx(1.0) and english["rouge2"] < 1.0  # stemmed words, another order
     assert metric.compute({}, answer("no reference")) == {}
     assert "auto" in metric.describe()
@@ -161,7 +194,9 @@ def test_containment_is_the_share_of_reference_terms_in_the_answer(ctx):
     values = metric.compute({"reference_answer": "Endoscopy finds stomach cancer early."},
                             answer("Stomach cancer is found by endoscopy [1]."))
     assert values["containment"] == pytest.approx(3 / 5)  # endoscopi, stomach, cancer; not find (found), earli
-    assert metric.compute({"reference_answer": "간암"}, answer("간암")) == {}  # english drops Hangul: no terms, no value
+    assert (
+        metric.compute({"reference_answer": "간암"}, answer("간암")) == {}
+    )  # english drops Hangul: no terms, no value
 
 
 # -- BERTScore and cosine (the local all-MiniLM-L6-v2) --------------------------------------------------

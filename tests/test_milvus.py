@@ -10,8 +10,8 @@ import pytest
 
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError, IndexStoreError
-from criss_rag.indexing import ingest
-from criss_rag.testing import pipeline_from_yaml, plugin_host
+from criss_rag.indexing.ingestion import ingest
+from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Query
 
 # 12 staging notes: 4 cancer types x 3 editions with year ranges and versions (the registry's shape,
@@ -25,7 +25,9 @@ CORPUS = [
      "cancer_type": types, "applicable_years_from": start, "applicable_years_to": end, "version": ver}
     for cid, title, types in CANCERS for word, start, end, ver in EDITIONS
 ]
-CORPUS.append({"doc_id": "general", "title": "General rules", "text": "General staging rule tumor notes for every site."})
+CORPUS.append(
+    {"doc_id": "general", "title": "General rules", "text": "General staging rule tumor notes for every site."}
+)
 
 YAML = """\
 name: milvus-test
@@ -51,8 +53,10 @@ def host():
 
 
 def make(tmp_path, host, extra: str = FILTERS, overrides=(), corpus=CORPUS):
-    (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in corpus), encoding="utf-8")
-    return pipeline_from_yaml(YAML.replace("FILTERS", extra), tmp_path, host, overrides)
+    (tmp_path / "corpus.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in corpus), encoding="utf-8"
+    )
+    return pipeline_from_yaml(replaced(YAML, "FILTERS", extra), tmp_path, host, overrides)
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +189,9 @@ def test_an_unreachable_server_names_the_uri_and_the_token_variable(tmp_path, ho
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     monkeypatch.setenv("TEST_MILVUS_TOKEN", "root:s3cret-value")
-    pipeline = make(tmp_path, host, f"uri: http://127.0.0.1:{port}\n    timeout: 1\n    token: {{env: TEST_MILVUS_TOKEN}}")
+    pipeline = make(
+        tmp_path, host, f"uri: http://127.0.0.1:{port}\n    timeout: 1\n    token: {{env: TEST_MILVUS_TOKEN}}"
+    )
     with pytest.raises(IndexStoreError) as caught:
         ingest(pipeline)
     message = str(caught.value)

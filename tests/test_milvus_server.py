@@ -16,8 +16,8 @@ from pymilvus import MilvusClient
 from test_milvus import CANCERS, CORPUS, FILTERS, YAML
 
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
-from criss_rag.testing import pipeline_from_yaml, plugin_host
+from criss_rag.indexing.ingestion import ingest
+from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Query
 from criss_rag_milvus.standalone import StandaloneMilvus
 
@@ -44,8 +44,10 @@ def host():
 
 
 def make(base, host, uri, corpus=CORPUS):
-    (base / "corpus.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in corpus), encoding="utf-8")
-    return pipeline_from_yaml(YAML.replace("FILTERS", SERVER_SETTINGS.replace("URI", uri) + FILTERS), base, host)
+    (base / "corpus.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in corpus), encoding="utf-8"
+    )
+    return pipeline_from_yaml(replaced(YAML, "FILTERS", replaced(SERVER_SETTINGS, "URI", uri) + FILTERS), base, host)
 
 
 def meta_of(report):
@@ -100,7 +102,9 @@ def test_milvus_server_ingest_inserts_every_chunk_and_builds_hnsw(built, server)
     base, report = built
     meta = meta_of(report)
     assert meta["uri"] == server.uri and meta["collection"].startswith("notes_") and meta["count"] == len(CORPUS)
-    assert rows(server.uri, meta["collection"]) == sorted(r["doc_id"] for r in CORPUS)  # whole-document chunks: id = doc_id
+    assert rows(server.uri, meta["collection"]) == sorted(
+        r["doc_id"] for r in CORPUS
+    )  # whole-document chunks: id = doc_id
     client = MilvusClient(uri=server.uri, timeout=30)
     index = client.describe_index(meta["collection"], index_name=client.list_indexes(meta["collection"])[0])
     client.close()
@@ -110,8 +114,10 @@ def test_milvus_server_ingest_inserts_every_chunk_and_builds_hnsw(built, server)
 def test_milvus_server_search_matches_milvus_lite(built, server, tmp_path, host):
     base, _ = built
     on_server = Engine.open(make(base, host, server.uri))
-    (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in CORPUS), encoding="utf-8")
-    lite = pipeline_from_yaml(YAML.replace("FILTERS", FILTERS), tmp_path, host)  # no uri: a Milvus Lite file
+    (tmp_path / "corpus.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in CORPUS), encoding="utf-8"
+    )
+    lite = pipeline_from_yaml(replaced(YAML, "FILTERS", FILTERS), tmp_path, host)  # no uri: a Milvus Lite file
     ingest(lite)
     lite_engine = Engine.open(lite)
     for question in ("Breast staging rule latest edition for breast", "liver tumor nodes", "general rule"):

@@ -12,8 +12,8 @@ import pytest
 
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError
-from criss_rag.indexing import ingest
-from criss_rag.testing import pipeline_from_yaml, plugin_host
+from criss_rag.indexing.ingestion import ingest
+from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Hit, Query
 
 # our own sentences: three Korean, three Japanese, three English, on different topics
@@ -193,7 +193,7 @@ refusal: REFUSAL
 
 
 def policy(tmp_path, host, refusal: str):
-    pipeline = pipeline_from_yaml(REFUSAL.replace("REFUSAL", refusal), tmp_path, host)
+    pipeline = pipeline_from_yaml(replaced(REFUSAL, "REFUSAL", refusal), tmp_path, host)
     return pipeline.build(pipeline.config.one("refusal"))
 
 
@@ -209,24 +209,39 @@ def test_per_language_thresholds_apply_to_the_questions_language(tmp_path, host)
     hits = [hit(faiss=0.6, e5=0.82)]
     assert p.decide(Query("What is liver cancer?"), hits) is None  # en: faiss 0.6 >= 0.55
     refused = p.decide(Query("간암이란 무엇인가요?"), hits)  # ko: e5 0.82 < 0.85
-    assert refused is not None and refused.reason == "weak_evidence" and "e5" in refused.detail and "0.85" in refused.detail
+    assert (
+        refused is not None
+        and refused.reason == "weak_evidence"
+        and "e5" in refused.detail
+        and "0.85" in refused.detail
+    )
     assert p.decide(Query("肝がんとは何ですか？"), hits) is None  # ja: e5 0.82 >= 0.8
     # one signal for every language, per-language minimums
-    p = policy(tmp_path, host, "{name: evidence-threshold, signal: e5, min_score: {en: 0.9, ko: 0.8, ja: 0.8, zh: 0.8}}")
+    p = policy(
+        tmp_path, host, "{name: evidence-threshold, signal: e5, min_score: {en: 0.9, ko: 0.8, ja: 0.8, zh: 0.8}}"
+    )
     assert p.decide(Query("What is liver cancer?"), hits) is not None
     assert p.decide(Query("간암이란 무엇인가요?"), hits) is None
 
 
-@pytest.mark.parametrize("refusal, message", [
-    ("{name: evidence-threshold, signal: faiss, min_score: {en: 0.5, ko: 0.8}}", "missing: ja, zh"),
-    ("{name: evidence-threshold, signal: faiss, min_score: {en: 0.5, ko: 0.8, ja: 0.8, zh: 0.8, fr: 0.1}}",
-     "unknown: fr"),
-    ("{name: evidence-threshold, signal: {en: faiss}, min_score: 0.5}", "missing: ko, ja, zh"),
-    ("{name: evidence-threshold, min_score: {en: 0.5, ko: 0.8, ja: 0.8, zh: 0.8}}", "set both `signal` and `min_score`"),
-])
+@pytest.mark.parametrize(
+    "refusal, message",
+    [
+        ("{name: evidence-threshold, signal: faiss, min_score: {en: 0.5, ko: 0.8}}", "missing: ja, zh"),
+        (
+            "{name: evidence-threshold, signal: faiss, min_score: {en: 0.5, ko: 0.8, ja: 0.8, zh: 0.8, fr: 0.1}}",
+            "unknown: fr",
+        ),
+        ("{name: evidence-threshold, signal: {en: faiss}, min_score: 0.5}", "missing: ko, ja, zh"),
+        (
+            "{name: evidence-threshold, min_score: {en: 0.5, ko: 0.8, ja: 0.8, zh: 0.8}}",
+            "set both `signal` and `min_score`",
+        ),
+    ],
+)
 def test_per_language_settings_are_validated_when_the_config_is_read(tmp_path, host, refusal, message):
     with pytest.raises(ConfigError, match=message) as error:
-        pipeline_from_yaml(REFUSAL.replace("REFUSAL", refusal), tmp_path, host)
+        pipeline_from_yaml(replaced(REFUSAL, "REFUSAL", refusal), tmp_path, host)
     assert "refusal" in str(error.value) and "evidence-threshold" in str(error.value)
 
 

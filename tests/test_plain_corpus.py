@@ -11,7 +11,7 @@ import pytest
 
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 

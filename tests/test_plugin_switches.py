@@ -65,7 +65,10 @@ class _OldStyle:
 
 def test_deprecated_hook_warns_its_implementers(monkeypatch):
     monkeypatch.setitem(hookspecs.DEPRECATED_HOOKS, "register_generators", "implement register_answerers instead")
-    with pytest.warns(CrissRagDeprecationWarning, match="plugin 'old' implements register_generators, which is deprecated: implement register_answerers"):
+    with pytest.warns(
+        CrissRagDeprecationWarning,
+        match="plugin 'old' implements register_generators, which is deprecated: implement register_answerers",
+    ):
         host = plugin_host({"old": _OldStyle()})
     assert host.registry.get("generator", "old-echo")  # still works while deprecated
 

@@ -21,6 +21,8 @@ import pytest
 from cookiecutter.exceptions import FailedHookException
 from cookiecutter.main import cookiecutter
 
+from criss_rag.testing import replaced
+
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "examples" / "plugin-template"
 TIMEOUT = 180
@@ -144,7 +146,7 @@ def test_the_generated_tests_fail_when_the_component_is_broken(full_plugins, tmp
     module = broken / "criss_rag_readability" / "reranker.py"
     code = module.read_text(encoding="utf-8")
     assert "return sorted(" in code
-    module.write_text(code.replace("return sorted(", "return hits or sorted("), encoding="utf-8")
+    module.write_text(replaced(code, "return sorted(", "return hits or sorted("), encoding="utf-8")
     result = run_tests(broken, tmp_path, project / "tests")
     assert result.returncode == 1, result.stdout + result.stderr
     assert "test_a_candidate_that_matches_the_question_moves_up" in result.stdout

@@ -57,7 +57,9 @@ def test_fake_plugin_registers_every_kind():
 
 
 def test_duplicate_component_names_both_plugins_and_is_fatal_in_strict_mode():
-    with pytest.raises(PluginError, match=r"generator 'fake-echo' is registered twice: by plugin 'fake' and by plugin 'dup'"):
+    with pytest.raises(
+        PluginError, match=r"generator 'fake-echo' is registered twice: by plugin 'fake' and by plugin 'dup'"
+    ):
         plugin_host({"dup": _Duplicate()}, strict=True)
 
 
@@ -109,7 +111,7 @@ def test_a_reference_is_imported_on_first_use_and_names_its_plugin_when_it_canno
     with pytest.raises(PluginError, match=r"plugin 'refs': generator 'missing' is registered as "
                                           r"'criss_rag_no_such_module.generator:Gen', which cannot be imported "
                                           r"\(ModuleNotFoundError"):
-        host.registry.get("generator", "missing").factory
+        _ = host.registry.get("generator", "missing").factory
 
 
 def test_a_reference_that_cannot_be_imported_is_fatal_at_load_in_strict_mode():

@@ -20,9 +20,9 @@ from criss_rag.errors import ComponentError, ConfigError
 from criss_rag.evaluation.experiment import load_experiment
 from criss_rag.evaluation.records import RECORDS, RecordWriter, read_records
 from criss_rag.evaluation.runner import run_experiment
-from criss_rag.executors import embed_on_executor, open_executor
-from criss_rag.indexing import ingest
-from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, plugin_host
+from criss_rag.indexing.executors import embed_on_executor, open_executor
+from criss_rag.indexing.ingestion import ingest
+from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Query
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # before Ray is imported
@@ -80,7 +80,7 @@ def host():
 
 
 def dense(tmp_path, host):
-    return pipeline_from_yaml(PIPELINE.replace("DOCS", json.dumps(DOCS, ensure_ascii=False)), tmp_path, host)
+    return pipeline_from_yaml(replaced(PIPELINE, "DOCS", json.dumps(DOCS, ensure_ascii=False)), tmp_path, host)
 
 
 def test_ray_ingest_fills_the_cache_so_the_index_equals_a_local_one(tmp_path, host):
@@ -91,8 +91,10 @@ def test_ray_ingest_fills_the_cache_so_the_index_equals_a_local_one(tmp_path, ho
     executor = open_executor(on_ray, "ray", ["workers=2"])
     report = ingest(on_ray, executor=executor)
     assert report.built and on_ray.embedded_last == 0  # every vector came from Ray, through the cache
-    vectors = [(tmp_path / d / ".criss_rag" / "index" / report.key / "retrievers" / "faiss" / "vectors.faiss").read_bytes()
-               for d in ("local", "ray")]
+    vectors = [
+        (tmp_path / d / ".criss_rag" / "index" / report.key / "retrievers" / "faiss" / "vectors.faiss").read_bytes()
+        for d in ("local", "ray")
+    ]
     assert vectors[0] == vectors[1]
     for question in ("간암 위험", "肺がん せき", "stomach endoscopy"):
         a = Engine.open(local).retrieve(Query(question))
@@ -106,7 +108,7 @@ def make_experiment(tmp_path: Path, out: str) -> Path:
     for name in ("eval_pipeline.yaml", "eval_questions.jsonl"):
         shutil.copy(FIXTURES / name, tmp_path / name)
     path = tmp_path / f"{out}.yaml"
-    path.write_text(EXPERIMENT.replace("OUT", out), encoding="utf-8")
+    path.write_text(replaced(EXPERIMENT, "OUT", out), encoding="utf-8")
     return path
 
 
@@ -168,7 +170,7 @@ def test_an_interrupted_ray_run_resumes_where_it_stopped(tmp_path, host, monkeyp
 def test_cli_ingest_and_eval_run_take_the_executor(tmp_path, host):
     cli = build_cli(host)
     config = tmp_path / "pipeline.yaml"
-    config.write_text(PIPELINE.replace("DOCS", json.dumps(DOCS[:12], ensure_ascii=False)), encoding="utf-8")
+    config.write_text(replaced(PIPELINE, "DOCS", json.dumps(DOCS[:12], ensure_ascii=False)), encoding="utf-8")
     result = CliRunner().invoke(cli, ["ingest", str(config), "--executor", "ray", "--executor-set", "workers=1"],
                                 obj={"host": host})
     assert result.exit_code == 0, result.output
@@ -194,5 +196,7 @@ def test_executor_errors_teach(tmp_path, host):
 
 def test_a_failing_worker_is_reported_as_a_component_error(tmp_path, host):
     executor = open_executor(dense(tmp_path, host), "ray", ["workers=1"])
-    with pytest.raises(ComponentError, match=r"executor ray: a worker failed \(ValueError: .*not a number.*run the command again"):
+    with pytest.raises(
+        ComponentError, match=r"executor ray: a worker failed \(ValueError: .*not a number.*run the command again"
+    ):
         list(executor.map_batches(functools.partial(int, "not a number"), [[1], [2]]))

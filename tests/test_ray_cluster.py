@@ -22,13 +22,15 @@ from test_ray import DOCS, N_QUESTIONS, comparable, make_experiment
 from criss_rag.evaluation.experiment import load_experiment
 from criss_rag.evaluation.records import RECORDS, read_records
 from criss_rag.evaluation.runner import run_experiment
-from criss_rag.indexing import ingest
-from criss_rag.testing import pipeline_from_yaml, plugin_host
+from criss_rag.indexing.ingestion import ingest
+from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced
 from criss_rag_ray.local_cluster import LocalRayCluster, _session_pids
 
 # the CLI with the test fakes registered (criss_rag.testing), exactly as `criss-rag` runs it otherwise
-DRIVER = ("import sys; from criss_rag.cli.main import build_cli; from criss_rag.testing import plugin_host; "
-          "h = plugin_host(entry_points=True); build_cli(h).main(args=sys.argv[1:], prog_name='criss-rag', obj={'host': h})")
+DRIVER = (
+    "import sys; from criss_rag.cli.main import build_cli; from criss_rag.testing import plugin_host; "
+    "h = plugin_host(entry_points=True); build_cli(h).main(args=sys.argv[1:], prog_name='criss-rag', obj={'host': h})"
+)
 PIPELINE = """\
 name: dense
 loader: {name: fake-loader, documents: DOCS}
@@ -60,7 +62,7 @@ def host():
 def write_pipeline(base: Path, delay: float = 0.0, docs=MANY_DOCS) -> Path:
     base.mkdir(parents=True, exist_ok=True)
     path = base / "pipeline.yaml"
-    path.write_text(PIPELINE.replace("DOCS", json.dumps(docs, ensure_ascii=False)).replace("DELAY", str(delay)),
+    path.write_text(replaced(PIPELINE, "DOCS", json.dumps(docs, ensure_ascii=False), "DELAY", str(delay)),
                     encoding="utf-8")
     return path
 
@@ -124,7 +126,9 @@ def test_cluster_eval_run_gives_the_records_of_the_local_runner(cluster, tmp_pat
                            "--executor-set", f"address={cluster.address}", "--executor-set", "workers=2")
     assert code == 0, err[-3000:]
     assert local.written == 2 * N_QUESTIONS and f"{2 * N_QUESTIONS} records written" in out
-    assert comparable(read_records(tmp_path / "cluster" / RECORDS)) == comparable(read_records(tmp_path / "local" / RECORDS))
+    assert comparable(read_records(tmp_path / "cluster" / RECORDS)) == comparable(
+        read_records(tmp_path / "local" / RECORDS)
+    )
     batches, nodes = spread(err)
     assert batches == 2 * N_QUESTIONS and len(nodes) == 2  # one question per batch, on both nodes
 
@@ -150,8 +154,19 @@ def test_cluster_worker_node_killed_mid_ingest_is_reported_and_the_rerun_resumes
     done = _cached(cache)
     assert 0 < done < local.embedded_last  # what came back before the failure is kept
     # two workers no longer fit on the head's one CPU: said so, after start_timeout
-    code, out, err = drive(cluster, "ingest", str(config), "--executor", "ray", "--executor-set",
-                           f"address={cluster.address}", "--executor-set", "workers=2", "--executor-set", "start_timeout=5")
+    code, out, err = drive(
+        cluster,
+        "ingest",
+        str(config),
+        "--executor",
+        "ray",
+        "--executor-set",
+        f"address={cluster.address}",
+        "--executor-set",
+        "workers=2",
+        "--executor-set",
+        "start_timeout=5",
+    )
     assert code != 0 and "the cluster did not start 2 workers of 1 CPUs each within 5 s" in err, err[-3000:]
     code, out, err = drive(cluster, "ingest", str(config), "--executor", "ray", "--executor-set",
                            f"address={cluster.address}", "--executor-set", "workers=1")

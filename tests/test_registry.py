@@ -16,11 +16,10 @@ from criss_rag.config import load_pipeline_config
 from criss_rag.context import ComponentContext
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, DataError
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import pipeline_from_yaml
 from criss_rag.types import FilterOutcome, Hit, Query, text_node
-
 from criss_rag_registry.codes import ancestors, blocks
 from criss_rag_registry.loader import flatten_metadata
 from criss_rag_registry.years import YearRange, YearRangeReader, YearRule, find_years
@@ -191,7 +190,9 @@ def test_filter_keeps_chunks_whose_range_contains_the_year_and_says_why_others_w
 
 def test_filter_for_2016_keeps_the_closed_tnm_range_and_can_keep_unranged_chunks(host, ctx):
     query = Query("q", filters={"diagnosis_year": 2016})
-    outcome = build(host, ctx, "filter", "diagnosis-year", unranged="keep").apply(query, [*fixture_hits(), hit("n", 0.1)])
+    outcome = build(host, ctx, "filter", "diagnosis-year", unranged="keep").apply(
+        query, [*fixture_hits(), hit("n", 0.1)]
+    )
     kept = ids(outcome)
     assert "tnm:2.1:schema:gland:selection" in kept and "n" in kept
     assert not any(doc.startswith("eod_public") for doc in kept)
@@ -254,7 +255,10 @@ def test_staging_version_transform_and_filter(host, ctx):
     passed = version_filter.apply(Query("q", filters={"staging_version_candidates": ["1.0", "2.0"]}), fixture_hits())
     assert not passed.applied and "several named: staging_version: 1.0, 2.0" in passed.note
     cs = version_filter.apply(Query("q", filters={"staging_system": "cs", "staging_version": "2.5.50"}), fixture_hits())
-    assert ids(cs) == ["cs:02.05.50:schema:gland:selection", "cs:02.05.50:table:nodes_general:notes:01"]  # 02.05.50 == 2.5.50
+    assert ids(cs) == [
+        "cs:02.05.50:schema:gland:selection",
+        "cs:02.05.50:table:nodes_general:notes:01",
+    ]  # 02.05.50 == 2.5.50
 
 
 # -- edition recency ---------------------------------------------------------------------------
@@ -279,7 +283,9 @@ def test_recency_prefers_the_newest_version_of_the_same_item_and_the_earliest_wh
     earliest = recency.rerank(Query("Which is the earliest version that contains the Gland schema?"), newest)
     assert ids(earliest)[0] == "eod_public:1.0:schema:gland:selection"
     assert ids(recency.rerank(Query("가장 이른 버전은?"), newest))[0] == "eod_public:1.0:schema:gland:selection"
-    assert ids(recency.rerank(Query("q", filters={"edition_order": "earliest"}), newest))[0].startswith("eod_public:1.0")
+    assert ids(recency.rerank(Query("q", filters={"edition_order": "earliest"}), newest))[0].startswith(
+        "eod_public:1.0"
+    )
 
 
 def test_recency_trap_an_open_ended_old_system_does_not_win_a_new_year(host, ctx):
@@ -297,7 +303,9 @@ def test_recency_trap_an_open_ended_old_system_does_not_win_a_new_year(host, ctx
     assert "cs:02.05.50:schema:gland:selection" in top(2019)  # the filter alone keeps CS ...
     assert top(2019)[0] == "eod_public:2.0:schema:gland:selection"  # ... the reranker prefers EOD
     query = Query("which schema applies?", filters={"diagnosis_year": 2019})
-    cs = next(h for h in recency.rerank(query, year_filter.apply(query, fixture_hits()).hits) if h.doc_id.startswith("cs:"))
+    cs = next(
+        h for h in recency.rerank(query, year_filter.apply(query, fixture_hits()).hits) if h.doc_id.startswith("cs:")
+    )
     assert cs.score == pytest.approx(cs.signals["bm25"] * 0.5)  # demoted once: an older system for 2019
     assert top(2010)[0] == "cs:02.05.50:schema:gland:selection"
     assert top(2016)[0] == "tnm:2.1:schema:gland:selection"
@@ -314,7 +322,9 @@ def test_recency_demotes_versions_whose_range_excludes_the_year_without_a_filter
     recency = build(host, ctx, "reranker", "edition-recency")
     ranked = recency.rerank(Query("q", filters={"diagnosis_year": 2025}), fixture_hits())
     top = ids(ranked)
-    assert top.index("eod_public:2.0:schema:gland_v9_2024:selection") < top.index("eod_public:2.0:schema:gland:selection")
+    assert top.index("eod_public:2.0:schema:gland_v9_2024:selection") < top.index(
+        "eod_public:2.0:schema:gland:selection"
+    )
     assert ranked[-1].score < ranked[0].score and all("edition-recency" in h.signals for h in ranked)
 
 
@@ -340,7 +350,9 @@ def test_range_blocks_are_exact_covers():
 
 def _matches(analyzer, transform, question: str, note: str) -> set[str]:
     query = transform.transform(Query(question))
-    return {t for t in analyzer.analyze(query.search_text) if t.startswith(("site_", "hist_"))} & set(analyzer.analyze(note))
+    return {t for t in analyzer.analyze(query.search_text) if t.startswith(("site_", "hist_"))} & set(
+        analyzer.analyze(note)
+    )
 
 
 def test_a_code_inside_a_listed_range_matches_and_a_code_outside_does_not(host, ctx):

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from criss_rag.answering.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.engine import Engine
 from criss_rag.plugins import PluginHost
-from criss_rag.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.testing import pipeline_from_yaml
 from criss_rag.testing.servers import OpenAIStubServer
 from criss_rag.types import Context, Evidence, Hit, SentenceSupport, text_node
@@ -36,9 +36,11 @@ def workdir(tmp_path_factory) -> Path:
 
 
 def pipeline(workdir: Path, host: PluginHost, generator: str = "{name: extractive, max_sentences: 3}"):
-    text = (f"name: relevance-test\nindex: {{dir: {workdir / 'index'}}}\nloader: {{name: jsonl, path: corpus.jsonl}}\n"
-            "chunker: whole-document\nretrievers: [{name: bm25, top_k: 10}]\ncontext: {name: numbered, max_evidence: 5}\n"
-            f"generator: {generator}\n")
+    text = (
+        f"name: relevance-test\nindex: {{dir: {workdir / 'index'}}}\nloader: {{name: jsonl, path: corpus.jsonl}}\n"
+        "chunker: whole-document\nretrievers: [{name: bm25, top_k: 10}]\ncontext: {name: numbered, max_evidence: 5}\n"
+        f"generator: {generator}\n"
+    )
     return Engine.open(pipeline_from_yaml(text, workdir, host), build_if_missing=True)
 
 
@@ -102,9 +104,13 @@ def test_a_model_repeating_the_question_words_does_not_cover_them(workdir, host)
     reply = "Lung cancer is linked to smoking [1]. It is not linked to sharing a razor [1]."
     with OpenAIStubServer(reply=reply) as server:
         llm = f'{{name: openai-compatible, model: m, api_base: "{server.base_url}", max_retries: 0}}'
-        text = (f"name: relevance-llm\nindex: {{dir: {workdir / 'index'}}}\nloader: {{name: jsonl, path: corpus.jsonl}}\n"
-                f"chunker: whole-document\nretrievers: [{{name: bm25, top_k: 10}}]\ncontext: numbered\nllms: {{gen: {llm}}}\n"
-                "generator: {name: llm, llm: gen, unsupported: mark, relevance: {min_coverage: 0.5, before_generation: false}}\n")
+        text = (
+            f"name: relevance-llm\nindex: {{dir: {workdir / 'index'}}}\nloader: {{name: jsonl, path: corpus.jsonl}}\n"
+            f"chunker: whole-document\nretrievers: [{{name: bm25, top_k: 10}}]\ncontext: numbered\nllms: "
+            f"{{gen: {llm}}}\n"
+            "generator: {name: llm, llm: gen, unsupported: mark, relevance: {min_coverage: 0.5, before_generation: "
+            "false}}\n"
+        )
         answer = Engine.open(pipeline_from_yaml(text, workdir, host), build_if_missing=True).ask(
             "Can I catch cancer from sharing a razor?")
     assert answer.refused and answer.refusal_reason == "off_topic_answer"
@@ -116,10 +122,21 @@ def test_korean_and_japanese_questions_get_a_verdict(host, workdir, analyzer):
     engine = pipeline(workdir, host, f"{{name: extractive, relevance: {{analyzer: {analyzer or 'null'}}}}}")
     check = engine.relevance
     assert isinstance(check, RelevanceCheck) and check.policy == RelevancePolicy(analyzer=analyzer)
-    context = Context((
-        Evidence(1, Hit(_node("ko", "간암", "B형 간염 바이러스에 감염되면 간암 위험이 높아집니다.")), "B형 간염 바이러스에 감염되면 간암 위험이 높아집니다."),
-        Evidence(2, Hit(_node("ja", "肺がん", "長引くせきは肺がんの症状のことがあります。")), "長引くせきは肺がんの症状のことがあります。"),
-    ), "")
+    context = Context(
+        (
+            Evidence(
+                1,
+                Hit(_node("ko", "간암", "B형 간염 바이러스에 감염되면 간암 위험이 높아집니다.")),
+                "B형 간염 바이러스에 감염되면 간암 위험이 높아집니다.",
+            ),
+            Evidence(
+                2,
+                Hit(_node("ja", "肺がん", "長引くせきは肺がんの症状のことがあります。")),
+                "長引くせきは肺がんの症状のことがあります。",
+            ),
+        ),
+        "",
+    )
     assert check.before("간염 바이러스가 간암 위험을 높이나요?", context).relevant
     assert not check.before("면도기를 같이 쓰면 옮나요?", context).relevant
     assert check.before("肺がんの症状は何ですか", context).relevant

@@ -1,11 +1,10 @@
-"""The relevance policy per question language, and across languages (criss_rag.relevance)."""
+"""The relevance policy per question language, and across languages (criss_rag.answering.relevance)."""
 
 import pytest
+from llama_index.core.schema import NodeWithScore
 from pydantic import ValidationError
 
-from criss_rag.relevance import RelevanceCheck, RelevancePolicy
-from llama_index.core.schema import NodeWithScore
-
+from criss_rag.answering.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.types import Context, Evidence, Hit, text_node
 
 
@@ -60,7 +59,9 @@ def test_the_cancer_name_alone_does_not_make_an_answer_on_topic():
     assert contagious.score == 0.5 and contagious.focus == ["contagious"] and not contagious.relevant, contagious
     symptoms = check.before("What are the symptoms of liver cancer?", evidence)
     assert symptoms.relevant and symptoms.focus == ["symptoms"], symptoms
-    korean = check.before("간암은 전염되나요?", context("간암은 간에서 시작되는 암입니다. B형 간염은 간암의 위험을 높입니다."))
+    korean = check.before(
+        "간암은 전염되나요?", context("간암은 간에서 시작되는 암입니다. B형 간염은 간암의 위험을 높입니다.")
+    )
     assert not korean.relevant and korean.focus == ["전염되나요"], korean
 
 

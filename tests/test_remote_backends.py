@@ -18,7 +18,7 @@ from criss_rag.config import parse_pipeline_text
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ComponentError, ConfigError
 from criss_rag.plugins import PluginHost
-from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, run_pipeline
+from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, replaced, run_pipeline
 from criss_rag.testing.servers import Failure, OllamaStubServer, OpenAIStubServer, hash_vector, unused_port
 
 SECRET = "sk-criss-test-0123456789abcdef"
@@ -66,7 +66,7 @@ def ollama_llm(tmp_path: Path, host: PluginHost, base_url: str, extra: str = "")
 
 
 def build_embedding(tmp_path: Path, host: PluginHost, spec: str):
-    pipeline = pipeline_from_yaml(BASE.replace("retrievers: [bm25]", "retrievers: [faiss]") + f"embedding: {spec}\n",
+    pipeline = pipeline_from_yaml(replaced(BASE, "retrievers: [bm25]", "retrievers: [faiss]") + f"embedding: {spec}\n",
                                   tmp_path, host)
     return pipeline.embedding(requested_by="test")
 
@@ -426,7 +426,7 @@ def _corpus(tmp_path: Path) -> None:
 def test_faiss_end_to_end_through_the_openai_embedding_server(tmp_path, host, openai_key):
     _corpus(tmp_path)
     with OpenAIStubServer() as server:
-        yaml_text = (BASE.replace("retrievers: [bm25]", "retrievers: [{name: faiss, top_k: 3}]") +
+        yaml_text = (replaced(BASE, "retrievers: [bm25]", "retrievers: [{name: faiss, top_k: 3}]") +
                      "embedding: {name: openai, api_key: {env: OPENAI_API_KEY}, "
                      f'api_base: "{server.base_url}"}}\n')
         answer = run_pipeline(yaml_text, "Which test finds stomach cancer early?", tmp_path, host)
@@ -603,7 +603,7 @@ def test_ollama_embedding_errors_and_retries(tmp_path, host):
         embedding = build_embedding(tmp_path, host, spec)
         error = error_of(lambda: embedding.get_query_embedding("x"))
         assert "Download it with `ollama pull nomic-embed-text`" in str(error)
-        good = build_embedding(tmp_path, host, spec.replace("nomic-embed-text", "bge-m3"))
+        good = build_embedding(tmp_path, host, replaced(spec, "nomic-embed-text", "bge-m3"))
         server.fail(500)
         assert len(good.get_text_embedding_batch(["a", "b"])) == 2
     url = f"http://127.0.0.1:{unused_port()}"
@@ -616,7 +616,7 @@ def test_ollama_embedding_errors_and_retries(tmp_path, host):
 def test_faiss_end_to_end_through_the_ollama_embedding_server(tmp_path, host):
     _corpus(tmp_path)
     with OllamaStubServer() as server:
-        yaml_text = (BASE.replace("retrievers: [bm25]", "retrievers: [{name: faiss, top_k: 2}]") +
+        yaml_text = (replaced(BASE, "retrievers: [bm25]", "retrievers: [{name: faiss, top_k: 2}]") +
                      f'embedding: {{name: ollama, model: bge-m3, base_url: "{server.url}"}}\n')
         answer = run_pipeline(yaml_text, "Does smoking cause lung cancer?", tmp_path, host)
         assert server.requests_to("/api/embed")

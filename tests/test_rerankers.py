@@ -17,9 +17,9 @@ from pydantic import ValidationError
 from criss_rag import hookimpl
 from criss_rag.engine import Engine
 from criss_rag.errors import ComponentError, ConfigError
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.plugins import PluginHost
-from criss_rag.testing import FakeLLM, fake_plugin, pipeline_from_yaml
+from criss_rag.testing import FakeLLM, fake_plugin, pipeline_from_yaml, replaced
 from criss_rag.testing.servers import OpenAIStubServer
 from criss_rag.types import Hit, Query, text_node
 from criss_rag_basic.analyzers import EnglishAnalyzer, StandardAnalyzer
@@ -453,7 +453,7 @@ def test_llm_reranker_in_a_pipeline_gets_its_llm_from_the_llms_section(tmp_path,
 
 def test_llm_reranker_with_an_unknown_llm_key_says_what_to_add(tmp_path, strict_host):
     with pytest.raises(ConfigError, match="'local' names no llm of this config.*Valid: mock"):  # as the config is read
-        pipeline_from_yaml(LLM_YAML.replace("llm: mock", "llm: local"), tmp_path, strict_host)
+        pipeline_from_yaml(replaced(LLM_YAML, "llm: mock", "llm: local"), tmp_path, strict_host)
 
 
 # -- llm reranker against a real OpenAI-compatible client ----------------------------------------------
@@ -475,8 +475,9 @@ def openai_like_host(server: OpenAIStubServer) -> PluginHost:
     return PluginHost(strict=True, extra_plugins={"fake": fake_plugin, "chat": plugin})
 
 
-OPENAI_LIKE_YAML = LLM_YAML.replace('{name: fake-llm, reply: "2"}', "{name: test-chat}").replace(
-    "drop_unmentioned: true", "drop_unmentioned: false")
+OPENAI_LIKE_YAML = replaced(
+    LLM_YAML, '{name: fake-llm, reply: "2"}', "{name: test-chat}", "drop_unmentioned: true", "drop_unmentioned: false"
+)
 
 
 def test_llm_reranker_with_openai_like_over_http(tmp_path):
@@ -656,9 +657,11 @@ def test_cross_encoder_rejects_a_multi_label_model(tmp_path):
 
 
 def test_cross_encoder_from_yaml(tmp_path, strict_host, tiny_cross_encoder):
-    yaml_text = LLM_YAML.replace("rerankers: [{name: llm, llm: mock, candidates: 3, drop_unmentioned: true}]",
-                                 f"rerankers: [{{name: cross-encoder, model_path: '{tiny_cross_encoder}', "
-                                 "candidates: 4, batch_size: 4}]")
+    yaml_text = replaced(
+        LLM_YAML,
+        "rerankers: [{name: llm, llm: mock, candidates: 3, drop_unmentioned: true}]",
+        f"rerankers: [{{name: cross-encoder, model_path: '{tiny_cross_encoder}', candidates: 4, batch_size: 4}}]",
+    )
     pipeline = pipeline_from_yaml(yaml_text, tmp_path, strict_host)
     [(cc, reranker)] = pipeline.many("rerankers")
     assert isinstance(reranker, CrossEncoderReranker) and reranker.params.candidates == 4

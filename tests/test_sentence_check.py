@@ -1,4 +1,4 @@
-"""The meaning-aware sentence check (criss_rag.meaning), rule by rule, in English, Korean, Japanese
+"""The meaning-aware sentence check (criss_rag.answering.meaning_check), rule by rule, in English, Korean, Japanese
 and Chinese. Every passage and claim here is written for these tests: a faithful or reworded
 sentence must be supported; a sentence with one decisive thing changed must not be, and its
 problem must name what changed."""
@@ -6,10 +6,10 @@ problem must name what changed."""
 from __future__ import annotations
 
 import pytest
-
-from criss_rag.meaning import MeaningSupport
-from criss_rag.types import Context, Evidence, Hit, Query, SentenceSupport
 from llama_index.core.schema import NodeWithScore, TextNode
+
+from criss_rag.answering.meaning_check import MeaningSupport
+from criss_rag.types import Context, Evidence, Hit, Query, SentenceSupport
 
 CHECK = MeaningSupport()
 
@@ -111,15 +111,24 @@ def test_a_number_bound_to_another_thing_in_the_passage_is_rejected():
 
 # -- stage, grade, disease state ---------------------------------------------------------------------
 
-@pytest.mark.parametrize(("passage", "claim"), [
-    ("Surgery alone cures most patients with stage I disease.", "Surgery alone cures most patients with stage III disease."),
-    ("Stage IIA tumours have not reached the lymph nodes.", "Stage IIB tumours have not reached the lymph nodes."),
-    ("T1 tumours are confined to the inner lining.", "T3 tumours are confined to the inner lining."),
-    ("Early prostate cancer is often watched rather than treated.", "Advanced prostate cancer is often watched rather than treated."),
-    ("3기 위암은 수술 후 항암 치료를 받습니다.", "1기 위암은 수술 후 항암 치료를 받습니다."),
-    ("早期の食道がんは内視鏡で切除できることがあります。", "進行した食道がんは内視鏡で切除できることがあります。"),
-    ("第二期肝癌可以考虑手术治疗。", "第四期肝癌可以考虑手术治疗。"),
-])
+@pytest.mark.parametrize(
+    ("passage", "claim"),
+    [
+        (
+            "Surgery alone cures most patients with stage I disease.",
+            "Surgery alone cures most patients with stage III disease.",
+        ),
+        ("Stage IIA tumours have not reached the lymph nodes.", "Stage IIB tumours have not reached the lymph nodes."),
+        ("T1 tumours are confined to the inner lining.", "T3 tumours are confined to the inner lining."),
+        (
+            "Early prostate cancer is often watched rather than treated.",
+            "Advanced prostate cancer is often watched rather than treated.",
+        ),
+        ("3기 위암은 수술 후 항암 치료를 받습니다.", "1기 위암은 수술 후 항암 치료를 받습니다."),
+        ("早期の食道がんは内視鏡で切除できることがあります。", "進行した食道がんは内視鏡で切除できることがあります。"),
+        ("第二期肝癌可以考虑手术治疗。", "第四期肝癌可以考虑手术治疗。"),
+    ],
+)
 def test_a_changed_stage_is_rejected(passage, claim):
     rejected({"stage", "changed"}, claim, passage)
 
@@ -132,19 +141,35 @@ def test_a_stage_bound_to_another_description_in_one_passage_sentence_is_rejecte
 
 # -- entities: types, sites, treatments, drugs, tests, biomarkers -------------------------------------
 
-@pytest.mark.parametrize(("passage", "claim"), [
-    ("Tamoxifen lowers the chance that hormone-sensitive breast cancer comes back.",
-     "Letrozole lowers the chance that hormone-sensitive breast cancer comes back."),
-    ("A colonoscopy can find polyps before they turn into cancer.", "A mammography can find polyps before they turn into cancer."),
-    ("HER2-positive breast cancer is treated with targeted drugs.", "HER2-negative breast cancer is treated with targeted drugs."),
-    ("Tumours in the left lung are reached through the chest wall.", "Tumours in the right lung are reached through the chest wall."),
-    ("The tumour presses on the splenic vein.", "The tumour presses on the splenic artery."),
-    ("Infection with the bacterium is treated with antibiotics for two weeks.",
-     "Infection with the bacterium is treated with antifungals for two weeks."),
-    ("B형 간염 바이러스는 간암의 가장 흔한 원인입니다.", "D형 간염 바이러스는 간암의 가장 흔한 원인입니다."),
-    ("膵頭部のがんは胆管をふさいで黄疸を起こします。", "膵尾部のがんは胆管をふさいで黄疸を起こします。"),
-    ("幽门螺杆菌感染是胃癌的重要危险因素。", "幽门螺杆菌感染是肝癌的重要危险因素。"),
-])
+@pytest.mark.parametrize(
+    ("passage", "claim"),
+    [
+        (
+            "Tamoxifen lowers the chance that hormone-sensitive breast cancer comes back.",
+            "Letrozole lowers the chance that hormone-sensitive breast cancer comes back.",
+        ),
+        (
+            "A colonoscopy can find polyps before they turn into cancer.",
+            "A mammography can find polyps before they turn into cancer.",
+        ),
+        (
+            "HER2-positive breast cancer is treated with targeted drugs.",
+            "HER2-negative breast cancer is treated with targeted drugs.",
+        ),
+        (
+            "Tumours in the left lung are reached through the chest wall.",
+            "Tumours in the right lung are reached through the chest wall.",
+        ),
+        ("The tumour presses on the splenic vein.", "The tumour presses on the splenic artery."),
+        (
+            "Infection with the bacterium is treated with antibiotics for two weeks.",
+            "Infection with the bacterium is treated with antifungals for two weeks.",
+        ),
+        ("B형 간염 바이러스는 간암의 가장 흔한 원인입니다.", "D형 간염 바이러스는 간암의 가장 흔한 원인입니다."),
+        ("膵頭部のがんは胆管をふさいで黄疸を起こします。", "膵尾部のがんは胆管をふさいで黄疸を起こします。"),
+        ("幽门螺杆菌感染是胃癌的重要危险因素。", "幽门螺杆菌感染是肝癌的重要危险因素。"),
+    ],
+)
 def test_a_changed_entity_is_rejected(passage, claim):
     rejected({"entity", "changed", "direction"}, claim, passage)
 
@@ -164,18 +189,24 @@ def test_a_changed_population_is_rejected(passage, claim):
 
 # -- direction and comparison -----------------------------------------------------------------------
 
-@pytest.mark.parametrize(("passage", "claim"), [
-    ("Regular exercise lowers the risk of colon cancer.", "Regular exercise raises the risk of colon cancer."),
-    ("Hair loss usually starts two weeks after the first dose.", "Hair loss usually starts two weeks before the first dose."),
-    ("This type is rare in young people.", "This type is common in young people."),
-    ("The risk is higher in women than in men.", "The risk is higher in men than in women."),
-    ("위암은 50대 이후에 많이 발생합니다.", "위암은 50대 이전에 많이 발생합니다."),
-    ("여성이 남성보다 갑상선암에 더 많이 걸립니다.", "남성이 여성보다 갑상선암에 더 많이 걸립니다."),
-    ("この薬は食後に飲みます。", "この薬は食前に飲みます。"),
-    ("このタイプのがんは見つけにくいことがあります。", "このタイプのがんは見つけやすいことがあります。"),
-    ("男性肝癌的发病率比女性高。", "女性肝癌的发病率比男性高。"),
-    ("治疗结束后皮肤反应会逐渐减轻。", "治疗结束后皮肤反应会逐渐加重。"),
-])
+@pytest.mark.parametrize(
+    ("passage", "claim"),
+    [
+        ("Regular exercise lowers the risk of colon cancer.", "Regular exercise raises the risk of colon cancer."),
+        (
+            "Hair loss usually starts two weeks after the first dose.",
+            "Hair loss usually starts two weeks before the first dose.",
+        ),
+        ("This type is rare in young people.", "This type is common in young people."),
+        ("The risk is higher in women than in men.", "The risk is higher in men than in women."),
+        ("위암은 50대 이후에 많이 발생합니다.", "위암은 50대 이전에 많이 발생합니다."),
+        ("여성이 남성보다 갑상선암에 더 많이 걸립니다.", "남성이 여성보다 갑상선암에 더 많이 걸립니다."),
+        ("この薬は食後に飲みます。", "この薬は食前に飲みます。"),
+        ("このタイプのがんは見つけにくいことがあります。", "このタイプのがんは見つけやすいことがあります。"),
+        ("男性肝癌的发病率比女性高。", "女性肝癌的发病率比男性高。"),
+        ("治疗结束后皮肤反应会逐渐减轻。", "治疗结束后皮肤反应会逐渐加重。"),
+    ],
+)
 def test_a_changed_direction_or_comparison_order_is_rejected(passage, claim):
     rejected({"direction", "number", "changed", "population"}, claim, passage)
 
@@ -187,13 +218,24 @@ def test_a_comparison_kept_in_its_order_is_supported():
 
 # -- content the passage does not contain ------------------------------------------------------------
 
-@pytest.mark.parametrize(("passage", "claim"), [
-    ("Hepatitis B infection raises the risk of liver cancer.",
-     "Hepatitis B infection raises the risk of liver cancer, and green tea cures it within a year."),
-    ("대장 내시경으로 용종을 찾을 수 있습니다.", "대장 내시경으로 용종을 찾을 수 있으며, 매일 마늘을 먹으면 용종이 사라집니다."),
-    ("便潜血検査で大腸がんを早く見つけられます。", "便潜血検査で大腸がんを早く見つけられ、コーヒーを毎日飲むと予防できます。"),
-    ("戒烟可以降低肺癌风险。", "戒烟可以降低肺癌风险，而且每天喝绿茶能治愈肺癌。"),
-])
+@pytest.mark.parametrize(
+    ("passage", "claim"),
+    [
+        (
+            "Hepatitis B infection raises the risk of liver cancer.",
+            "Hepatitis B infection raises the risk of liver cancer, and green tea cures it within a year.",
+        ),
+        (
+            "대장 내시경으로 용종을 찾을 수 있습니다.",
+            "대장 내시경으로 용종을 찾을 수 있으며, 매일 마늘을 먹으면 용종이 사라집니다.",
+        ),
+        (
+            "便潜血検査で大腸がんを早く見つけられます。",
+            "便潜血検査で大腸がんを早く見つけられ、コーヒーを毎日飲むと予防できます。",
+        ),
+        ("戒烟可以降低肺癌风险。", "戒烟可以降低肺癌风险，而且每天喝绿茶能治愈肺癌。"),
+    ],
+)
 def test_an_appended_clause_the_passage_lacks_is_rejected(passage, claim):
     rejected({"not_in_evidence"}, claim, passage)
 
@@ -239,6 +281,9 @@ def test_a_claim_stronger_than_its_passage_is_rejected(passage, claim):
 def test_a_word_swapped_for_another_word_of_the_same_passage_is_rejected():
     passage = ("Most tumours of this gland start in the exocrine cells, which make digestive juices. "
                "A few start in the endocrine cells, which make hormones.")
-    rejected({"changed", "entity"}, "Most tumours of this gland start in the endocrine cells, which make digestive juices.",
-             passage)
+    rejected(
+        {"changed", "entity"},
+        "Most tumours of this gland start in the endocrine cells, which make digestive juices.",
+        passage,
+    )
     supported("Most tumours of this gland start in the exocrine cells, which make digestive juices.", passage)

@@ -38,15 +38,19 @@ def host() -> PluginHost:
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("sentence-check")
-    (root / "corpus.jsonl").write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in CORPUS) + "\n", encoding="utf-8")
+    (root / "corpus.jsonl").write_text(
+        "\n".join(json.dumps(d, ensure_ascii=False) for d in CORPUS) + "\n", encoding="utf-8"
+    )
     return root
 
 
 def config(workdir: Path, server: OpenAIStubServer, policy: str = "citations: attribute", verifier: str = "") -> str:
     llm = f'{{name: openai-compatible, model: small-local, api_base: "{server.base_url}", max_retries: 0}}'
-    return (f"name: sentence-check-test\nindex: {{dir: {workdir / 'index'}}}\nloader: {{name: jsonl, path: corpus.jsonl}}\n"
-            f"chunker: whole-document\nretrievers: [bm25]\ncontext: numbered\nllms:\n  gen: {llm}\n"
-            f"generator: {{name: llm, llm: gen, {policy}}}\n" + (f"verifier: {verifier}\n" if verifier else ""))
+    return (
+        f"name: sentence-check-test\nindex: {{dir: {workdir / 'index'}}}\nloader: {{name: jsonl, path: corpus.jsonl}}\n"
+        f"chunker: whole-document\nretrievers: [bm25]\ncontext: numbered\nllms:\n  gen: {llm}\n"
+        f"generator: {{name: llm, llm: gen, {policy}}}\n" + (f"verifier: {verifier}\n" if verifier else "")
+    )
 
 
 def ask(workdir, host, reply, verifier="", policy="citations: attribute", question=QUESTION):
@@ -91,8 +95,12 @@ def test_the_streaming_gate_asks_the_same_check(workdir, host):
 
 
 def test_korean_answers_are_checked_by_meaning(workdir, host):
-    answer = ask(workdir, host, "이 골종양 환자의 약 70%는 진단 후 5년 동안 생존합니다. 고령 환자에게는 보통 항암 치료를 합니다.",
-                 question="이 골종양의 예후는 어떤가요?")
+    answer = ask(
+        workdir,
+        host,
+        "이 골종양 환자의 약 70%는 진단 후 5년 동안 생존합니다. 고령 환자에게는 보통 항암 치료를 합니다.",
+        question="이 골종양의 예후는 어떤가요?",
+    )
     assert not answer.refused, answer.refusal_detail
     (dropped,) = answer.dropped
     assert dropped.problems[0].kind == "negation"

@@ -75,7 +75,9 @@ def test_ask_returns_the_answer_json(client):
 
 
 def test_ask_applies_request_filters(client):
-    breast = client.post("/ask", json={"question": "What raises the risk of cancer?", "filters": {"cancer_type": "breast"}})
+    breast = client.post(
+        "/ask", json={"question": "What raises the risk of cancer?", "filters": {"cancer_type": "breast"}}
+    )
     assert {c["doc_id"] for c in breast.json()["citations"]} == {"breast"}
 
 
@@ -105,7 +107,9 @@ def test_stream_sends_tokens_then_citations_then_done(client):
 
     assert bare("".join(p["text"] for p in done["display"])) == bare(done["answer"]["text"])
     assert "[1]." in "".join(p["text"] for p in done["display"])
-    assert {p["sentence"] for p in done["display"] if p["sentence"] is not None} == set(range(len(done["answer"]["sentences"])))
+    assert {p["sentence"] for p in done["display"] if p["sentence"] is not None} == set(
+        range(len(done["answer"]["sentences"]))
+    )
 
 
 def test_a_streamed_refusal_has_no_tokens(client):
@@ -129,7 +133,9 @@ def test_korean_and_japanese_stream_as_utf8_unescaped(client):
 def test_chat_keeps_a_server_side_session(client):
     first = client.post("/chat", json={"question": "How is liver cancer caused?"}).json()
     assert first["turn"] == 1 and first["session_id"]
-    follow = client.post("/chat", json={"question": "And what raises its risk?", "session_id": first["session_id"]}).json()
+    follow = client.post(
+        "/chat", json={"question": "And what raises its risk?", "session_id": first["session_id"]}
+    ).json()
     assert follow["turn"] == 2 and follow["session_id"] == first["session_id"]
     condense = follow["answer"]["trace"]["stages"][0]
     assert condense["stage"] == "condense" and "liver cancer" in condense["notes"]["question"]
@@ -301,7 +307,9 @@ def test_a_hanging_llm_times_out_its_request_while_others_are_answered(tmp_path,
         with running(create_app(engine, settings)) as url, httpx.Client(base_url=url, timeout=30) as http:
             llm.stall(60)  # the next LLM call hangs (until the stub stops)
             results: dict[str, httpx.Response] = {}
-            hung = threading.Thread(target=lambda: results.setdefault("hung", http.post("/ask", json={"question": LIVER})))
+            hung = threading.Thread(
+                target=lambda: results.setdefault("hung", http.post("/ask", json={"question": LIVER}))
+            )
             hung.start()
             wait_for_requests(llm, 1)
             started = time.monotonic()
@@ -319,7 +327,9 @@ def test_a_hanging_llm_times_out_its_request_while_others_are_answered(tmp_path,
             # a chat session answering one message is busy for a second one
             session = http.post("/chat", json={"question": LIVER}).json()["session_id"]
             llm.stall(60)
-            first = threading.Thread(target=lambda: http.post("/chat", json={"question": "and?", "session_id": session}))
+            first = threading.Thread(
+                target=lambda: http.post("/chat", json={"question": "and?", "session_id": session})
+            )
             first.start()
             wait_for_requests(llm, len(llm.requests) + 1)
             busy = http.post("/chat", json={"question": "again?", "session_id": session})

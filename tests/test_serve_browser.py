@@ -27,8 +27,10 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
     if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        pytest.fail("headless Chromium is missing: install Debian's browser and driver with "
-                    "`apt-get install -y chromium chromium-driver` (`make test` does it when /usr/bin/chromium is absent)")
+        pytest.fail(
+            "headless Chromium is missing: install Debian's browser and driver with "
+            "`apt-get install -y chromium chromium-driver` (`make test` does it when /usr/bin/chromium is absent)"
+        )
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -256,7 +258,9 @@ def test_thinking_and_progress_are_collapsed_and_dropped_sentences_never_in_the_
     assert think in hidden and "retrieving" in hidden and "generating" in hidden
     dropped = item.find_element(By.CSS_SELECTOR, "details.dropped")
     assert dropped.get_attribute("open") is None and "Coffee enemas" in dropped.get_attribute("textContent")
-    answer_spans = " ".join(s.get_attribute("textContent") for s in item.find_elements(By.CSS_SELECTOR, "span.sentence"))
+    answer_spans = " ".join(
+        s.get_attribute("textContent") for s in item.find_elements(By.CSS_SELECTOR, "span.sentence")
+    )
     assert "Hepatitis B infection raises the risk of liver cancer [1]" in answer_spans
     assert "Coffee" not in answer_spans and think not in answer_spans
     assert "Coffee" not in item.text and think not in item.text  # what the reader sees
@@ -270,29 +274,63 @@ CHINESE = {"doc_id": "lung-zh", "title": "肺癌", "url": "https://example.org/z
 #: language -> (an example question the corpus answers, its source's title and URL, a question it cannot answer,
 #: the plain refusal the reader sees, a word of the page's heading in that language)
 READERS = {
-    "en": ("What raises the risk of liver cancer?", "Liver cancer", "https://example.org/liver",
-           "What is the capital of France?", "I could not find this in the sources I have.", "Ask a question"),
-    "ko": ("간암의 위험 요인은 무엇인가요?", "간암", "https://example.org/ko/liver",
-           "프랑스의 수도는 어디인가요?", "가지고 있는 자료에서 이 내용을 찾지 못했습니다.", "물어보세요"),
-    "ja": ("肺がんの症状は何ですか？", "肺がん", "https://example.org/ja/lung",
-           "フランスの首都はどこですか？", "手元の資料では、このことについての情報が見つかりませんでした。", "質問してください"),
-    "zh": ("吸烟是肺癌的危险因素吗？", "肺癌", "https://example.org/zh/lung",
-           "法国的首都是哪里？", "我在现有资料中没有找到这方面的信息。", "请提出"),
+    "en": (
+        "What raises the risk of liver cancer?",
+        "Liver cancer",
+        "https://example.org/liver",
+        "What is the capital of France?",
+        "I could not find this in the sources I have.",
+        "Ask a question",
+    ),
+    "ko": (
+        "간암의 위험 요인은 무엇인가요?",
+        "간암",
+        "https://example.org/ko/liver",
+        "프랑스의 수도는 어디인가요?",
+        "가지고 있는 자료에서 이 내용을 찾지 못했습니다.",
+        "물어보세요",
+    ),
+    "ja": (
+        "肺がんの症状は何ですか？",
+        "肺がん",
+        "https://example.org/ja/lung",
+        "フランスの首都はどこですか？",
+        "手元の資料では、このことについての情報が見つかりませんでした。",
+        "質問してください",
+    ),
+    "zh": (
+        "吸烟是肺癌的危险因素吗？",
+        "肺癌",
+        "https://example.org/zh/lung",
+        "法国的首都是哪里？",
+        "我在现有资料中没有找到这方面的信息。",
+        "请提出",
+    ),
 }
 NOTICE_EN = "Not medical advice. Your care team knows your case: ask them before you act on anything here."
 #: what a reader must never see outside "How this answer was made": refusal codes, scores, engine wording
-TECHNICAL = re.compile(r"no_evidence|weak_evidence|uncited_answer|refusal|score|similarity|Insufficient evidence|\d\.\d\d")
+TECHNICAL = re.compile(
+    r"no_evidence|weak_evidence|uncited_answer|refusal|score|similarity|Insufficient evidence|\d\.\d\d"
+)
 
 
 @pytest.fixture(scope="module")
 def reader_page(browser, tmp_path_factory):
-    from criss_rag_serve.page import PageSettings
     from serve_fixtures import CORPUS
 
+    from criss_rag_serve.page import PageSettings
+
     engine = engine_for(tmp_path_factory.mktemp("readers"), extra="", corpus=[*CORPUS, CHINESE], analyzer="auto")
-    landing = PageSettings(corpus={"en": "the criss_rag team's example pages", "ko": "criss_rag 팀의 예시 자료",
-                                   "ja": "criss_ragチームの例示資料", "zh": "criss_rag团队的示例资料"}, notice={"en": NOTICE_EN},
-                           examples={lang: [case[0]] for lang, case in READERS.items()})
+    landing = PageSettings(
+        corpus={
+            "en": "the criss_rag team's example pages",
+            "ko": "criss_rag 팀의 예시 자료",
+            "ja": "criss_ragチームの例示資料",
+            "zh": "criss_rag团队的示例资料",
+        },
+        notice={"en": NOTICE_EN},
+        examples={lang: [case[0]] for lang, case in READERS.items()},
+    )
     with running(create_app(engine, ServeSettings(page=landing))) as url:
         yield browser, url
 
@@ -368,7 +406,9 @@ def test_the_page_has_a_favicon_and_serves_its_landing_as_json(reader_page):
 
     _, url = reader_page
     icon = httpx.get(f"{url}/favicon.ico")
-    assert icon.status_code == 200 and icon.headers["content-type"] == "image/x-icon" and icon.content[:4] == b"\0\0\1\0"
+    assert (
+        icon.status_code == 200 and icon.headers["content-type"] == "image/x-icon" and icon.content[:4] == b"\0\0\1\0"
+    )
     info = httpx.get(f"{url}/page.json").json()
     assert info["documents"] == 6 and info["notice"]["en"] == NOTICE_EN and info["notice"]["ko"]
 

@@ -14,8 +14,8 @@ import pytest
 
 from criss_rag import hookimpl
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
-from criss_rag.testing import FAKE_PIPELINE_YAML, EchoGenerator, pipeline_from_yaml, plugin_host
+from criss_rag.indexing.ingestion import ingest
+from criss_rag.testing import FAKE_PIPELINE_YAML, EchoGenerator, pipeline_from_yaml, plugin_host, replaced
 from criss_rag.types import Generation
 from criss_rag_serve.app import create_app
 from criss_rag_serve.limits import uvicorn_options
@@ -60,7 +60,9 @@ def engine_with(root, policies: str) -> Engine:
     impl = hookimpl(lambda register: register("slot-stream", SlotStream))
     impl.__name__ = "register_generators"
     host = plugin_host({"slot": SimpleNamespace(register_generators=impl)})
-    yaml_text = FAKE_PIPELINE_YAML.replace("generator: {name: fake-echo}", f"generator: {{name: slot-stream, {policies}}}")
+    yaml_text = replaced(
+        FAKE_PIPELINE_YAML, "generator: {name: fake-echo}", f"generator: {{name: slot-stream, {policies}}}"
+    )
     pipeline = pipeline_from_yaml(yaml_text, root, host)
     ingest(pipeline)
     return Engine.open(pipeline)
@@ -162,7 +164,9 @@ def test_a_slow_body_gets_408_and_normal_requests_still_pass(engine):
         with httpx.Client(base_url=url, timeout=WAIT_S) as http:
             assert not http.post("/ask", json={"question": QUESTION}).json()["refused"]
         sock = raw_connection(url)
-        sock.sendall(b"POST /ask HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"q")
+        sock.sendall(
+            b'POST /ask HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"q'
+        )
         reply = b""
         while chunk := sock.recv(4096):  # the server closes the connection after its 408
             reply += chunk

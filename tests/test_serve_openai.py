@@ -189,7 +189,9 @@ def test_bad_requests_name_what_is_wrong(client):
     with pytest.raises(openai.NotFoundError, match="serves one model, 'serve-test'"):
         client.chat.completions.create(model="gpt-4o", messages=[user(LIVER)])
     with pytest.raises(openai.UnprocessableEntityError, match="last message must be the user"):
-        client.chat.completions.create(model="serve-test", messages=[user(LIVER), {"role": "assistant", "content": "x"}])
+        client.chat.completions.create(
+            model="serve-test", messages=[user(LIVER), {"role": "assistant", "content": "x"}]
+        )
     with pytest.raises(openai.UnprocessableEntityError, match="n=1"):
         client.chat.completions.create(model="serve-test", messages=[user(LIVER)], n=2)
     with pytest.raises(openai.UnprocessableEntityError, match="longer than 200"):

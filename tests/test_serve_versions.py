@@ -14,7 +14,7 @@ import pytest
 
 from criss_rag import hookimpl
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
 from criss_rag.testing import EchoGenerator, pipeline_from_yaml, plugin_host
 from criss_rag_serve.app import create_app
 from criss_rag_serve.running import running
@@ -102,7 +102,10 @@ def test_a_request_keeps_its_version_through_a_reingest_and_the_next_gets_the_ne
     assert OLD in body["text"] and NEW not in body["text"]
     after = second.json()
     assert cited(after) == NEW and after["trace"]["corpus_version"].startswith("v2:")
-    assert second.headers["x-corpus-version"].startswith("v2:") and second.headers["x-index-version"] == health["index_version"]
+    assert (
+        second.headers["x-corpus-version"].startswith("v2:")
+        and second.headers["x-index-version"] == health["index_version"]
+    )
 
 
 def test_a_stream_keeps_its_version_too(tmp_path, host, served):

@@ -9,9 +9,10 @@ import json
 from click.testing import CliRunner
 from llama_index.core.schema import NodeWithScore, TextNode
 
+from criss_rag.answering.source_titles import source_titles
 from criss_rag.cli.main import build_cli
 from criss_rag.plugins import PluginHost
-from criss_rag.source_titles import source_titles
+from criss_rag.testing import replaced
 from criss_rag.types import Context, Evidence, Hit
 
 SURGERY = "Surgery removes the part of the liver that holds the tumour when the rest of the liver works well."
@@ -80,12 +81,21 @@ def test_a_split_section_names_its_passages(tmp_path):
     long_text = " ".join(f"Sentence {i} about liver surgery and recovery after the operation." for i in range(60))
     corpus = [{"doc_id": "long", "title": "Liver cancer: treatment", "text": f"### Surgery\n{long_text}"}]
     (tmp_path / "corpus.jsonl").write_text(json.dumps(corpus[0]) + "\n", encoding="utf-8")
-    (tmp_path / "p.yaml").write_text(PIPELINE.replace("max_tokens: 256", "max_tokens: 64, overlap_tokens: 0"), encoding="utf-8")
+    (tmp_path / "p.yaml").write_text(
+        replaced(PIPELINE, "max_tokens: 256", "max_tokens: 64, overlap_tokens: 0"), encoding="utf-8"
+    )
     host = PluginHost(strict=True)
     cli = build_cli(host)
     CliRunner().invoke(cli, ["ingest", str(tmp_path / "p.yaml")], obj={"host": host})
-    out = CliRunner().invoke(cli, ["ask", str(tmp_path / "p.yaml"), "What happens in liver surgery recovery?", "--json"],
-                             obj={"host": host}).output
+    out = (
+        CliRunner()
+        .invoke(
+            cli,
+            ["ask", str(tmp_path / "p.yaml"), "What happens in liver surgery recovery?", "--json"],
+            obj={"host": host},
+        )
+        .output
+    )
     titles = [item["source_title"] for item in json.loads(out)["context"]]
     assert len(titles) >= 2 and len(set(titles)) == len(titles)
     assert all(t.startswith("Liver cancer: treatment › Surgery (passage ") and " of " in t for t in titles)

@@ -11,8 +11,8 @@ import pytest
 from llama_index.core.schema import MetadataMode
 from pydantic import ValidationError
 
+from criss_rag.component_helpers.loader_files import make_document
 from criss_rag.errors import DataError
-from criss_rag.sources import make_document
 from criss_rag_basic.chunkers import SectionChunker
 from criss_rag_basic.loaders import CsvLoader, JsonlLoader, NccJsonLoader
 from criss_rag_basic.medquad import MedQuadXmlLoader
@@ -56,7 +56,11 @@ def test_csv_encodings_excel_bom_and_shift_jis(tmp_path, encoding):
     text = "doc_id\ttitle\ttext\nja-1\t肺がん\t肺がんは肺にできるがんです。\n"
     (tmp_path / "j.tsv").write_bytes(text.encode(encoding if encoding == "cp932" else "utf-8-sig"))
     _, docs = load(CsvLoader, tmp_path, path="j.tsv", delimiter="\t", encoding=encoding)
-    assert (docs[0].doc_id, docs[0].metadata["title"], docs[0].text) == ("ja-1", "肺がん", "肺がんは肺にできるがんです。")
+    assert (docs[0].doc_id, docs[0].metadata["title"], docs[0].text) == (
+        "ja-1",
+        "肺がん",
+        "肺がんは肺にできるがんです。",
+    )
 
 
 def test_csv_wrong_encoding_and_bad_rows_are_explained(tmp_path):
@@ -102,7 +106,8 @@ MEDQUAD = """<?xml version="1.0" encoding="UTF-8"?>
 <Answer>Key Points
  - Example gland cancer   forms in the example gland.
  - Age &amp; family history affect risk.</Answer></QAPair>
-<QAPair pid="2"><Question qid="0000099_1-2" qtype="treatment">What are the treatments for Example Gland Cancer ?</Question>
+<QAPair pid="2">
+<Question qid="0000099_1-2" qtype="treatment">What are the treatments for Example Gland Cancer ?</Question>
 <Answer>Surgery is the main treatment.</Answer></QAPair>
 <QAPair pid="3"><Question qid="0000099_1-3" qtype="treatment">How is recurrent Example Gland Cancer treated ?</Question>
 <Answer>Treatment depends on where the cancer comes back.</Answer></QAPair>
@@ -132,7 +137,10 @@ def test_medquad_one_document_per_pair(tmp_path):
     assert list(by_id) == ["medquad-1_CancerGov_QA/0000099_1-1", "medquad-1_CancerGov_QA/0000099_1-2",
                            "medquad-1_CancerGov_QA/0000099_1-3", "medquad-1_CancerGov_QA/0000100_1-1"]
     first = by_id["medquad-1_CancerGov_QA/0000099_1-1"]
-    assert first.text == "Key Points\n- Example gland cancer forms in the example gland.\n- Age & family history affect risk."
+    assert (
+        first.text
+        == "Key Points\n- Example gland cancer forms in the example gland.\n- Age & family history affect risk."
+    )
     meta = first.metadata
     assert meta["focus"] == "Example Gland Cancer" and meta["qtype"] == "information"
     assert meta["url"] == "https://www.cancer.gov/types/example/patient/example-treatment-pdq"
@@ -142,8 +150,12 @@ def test_medquad_one_document_per_pair(tmp_path):
     quirky = by_id["medquad-1_CancerGov_QA/0000100_1-1"]
     assert quirky.text == "Genes & habits." and quirky.metadata["focus"] == "0000100_1"  # no <Focus>: the file name
     skipped = {(Path(item).name, reason.split(" (")[0]) for item, reason in loader.skipped}
-    assert skipped == {("0000099_1.xml#pair=4", "empty answer"), ("0000099_1.xml#pair=2", "pair id repeated in the file"),
-                       ("0000101_1.xml", "not well-formed XML"), ("notes.xml", "root element is <Other>, not a MedQuAD <Document>")}
+    assert skipped == {
+        ("0000099_1.xml#pair=4", "empty answer"),
+        ("0000099_1.xml#pair=2", "pair id repeated in the file"),
+        ("0000101_1.xml", "not well-formed XML"),
+        ("notes.xml", "root element is <Other>, not a MedQuAD <Document>"),
+    }
 
 
 def test_medquad_one_document_per_question_type_for_the_sections_chunker(tmp_path):
@@ -168,11 +180,28 @@ def test_medquad_missing_path_is_a_data_error(tmp_path):
 
 def test_registry_jsonl_keeps_years_version_algorithm_and_rule_id(tmp_path):
     records = [
-        {"doc_id": "eod_public:3.3:schema:lung:notes:01", "source": "eod_public-3.3", "algorithm": "eod_public",
-         "version": "3.3", "latest": True, "rule_id": "Note 1", "section": "schema_notes", "schema_ids": ["lung"],
-         "applicable_years": {"from": 2018, "to": 2024}, "title": "EOD 3.3 | Lung", "text": "**Note 1:** Example note."},
-        {"doc_id": "cs:02.05.50:schema:lung:notes:00", "algorithm": "cs", "version": "02.05.50", "rule_id": None,
-         "applicable_years": {"from": 2004, "to": None}, "title": "CS | Lung", "text": "Site list."},
+        {
+            "doc_id": "eod_public:3.3:schema:lung:notes:01",
+            "source": "eod_public-3.3",
+            "algorithm": "eod_public",
+            "version": "3.3",
+            "latest": True,
+            "rule_id": "Note 1",
+            "section": "schema_notes",
+            "schema_ids": ["lung"],
+            "applicable_years": {"from": 2018, "to": 2024},
+            "title": "EOD 3.3 | Lung",
+            "text": "**Note 1:** Example note.",
+        },
+        {
+            "doc_id": "cs:02.05.50:schema:lung:notes:00",
+            "algorithm": "cs",
+            "version": "02.05.50",
+            "rule_id": None,
+            "applicable_years": {"from": 2004, "to": None},
+            "title": "CS | Lung",
+            "text": "Site list.",
+        },
         {"doc_id": "empty", "algorithm": "cs", "version": "02.05.50", "text": ""},
     ]
     (tmp_path / "s.jsonl").write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
@@ -199,12 +228,17 @@ def test_ncc_records_left_empty_by_cleaning_are_skipped(tmp_path):
 
 
 def sections(text: str, **params) -> list[tuple[str, str, str]]:
-    nodes = SectionChunker(SectionChunker.Params(**params), None).chunk([make_document("d", text, {"title": "T"}, ["title"])])
+    nodes = SectionChunker(SectionChunker.Params(**params), None).chunk(
+        [make_document("d", text, {"title": "T"}, ["title"])]
+    )
     return [(n.metadata["heading_path"], n.metadata["heading"], n.text) for n in nodes]
 
 
 def test_sections_carry_the_heading_path():
-    text = "# 간암\n## 치료\n### 수술\n간 절제술을 합니다.\n### 간이식\n이식을 고려합니다.\n## 예방\n### 백신\nB형 간염 백신을 맞습니다."
+    text = (
+        "# 간암\n## 치료\n### 수술\n간 절제술을 합니다.\n### 간이식\n이식을 고려합니다.\n"
+        "## 예방\n### 백신\nB형 간염 백신을 맞습니다."
+    )
     assert sections(text) == [
         ("간암 > 치료 > 수술", "수술", "간 절제술을 합니다."),
         ("간암 > 치료 > 간이식", "간이식", "이식을 고려합니다."),

@@ -1,5 +1,6 @@
-"""Structured output (criss_rag.structured): components ask for a JSON schema through the backend and
-fall back to the lenient parsers on backends that cannot constrain; every component counts failures.
+"""Structured output (criss_rag.component_helpers.structured_output): components ask for a JSON
+schema through the backend and fall back to the lenient parsers on backends that cannot constrain;
+every component counts failures.
 
 The fakes here record what they were asked; tests/test_llamacpp.py runs the same paths with the
 real model, tests/test_judges.py checks the schema on the wire of an OpenAI-compatible server.
@@ -13,7 +14,7 @@ from types import SimpleNamespace
 
 from llama_index.core.schema import NodeWithScore
 
-from criss_rag.structured import ParseStats, can_constrain, complete_json
+from criss_rag.component_helpers.structured_output import ParseStats, can_constrain, complete_json
 from criss_rag.types import Hit, Query, text_node
 from criss_rag_basic.analyzers import StandardAnalyzer
 from criss_rag_basic.keywords import LlmKeywordsTransform, json_keywords, keywords_schema

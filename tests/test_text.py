@@ -1,10 +1,10 @@
-"""criss_rag.text: sentence splitting and script-based language detection."""
+"""criss_rag.language.text: sentence splitting and script-based language detection."""
 
 from __future__ import annotations
 
 import pytest
 
-from criss_rag.text import detect_language, split_sentences
+from criss_rag.language.text import detect_language, split_sentences
 
 # -- split_sentences: English --------------------------------------------------------------------
 
@@ -163,7 +163,9 @@ def test_cjk_full_stop_followed_by_space():
 
 
 def test_mixed_language_text():
-    text = "Liver cancer (HCC) is common in East Asia. 간암은 한국에서 흔합니다. 肝臓がんは日本でも多いです。肝癌很常见。"
+    text = (
+        "Liver cancer (HCC) is common in East Asia. 간암은 한국에서 흔합니다. 肝臓がんは日本でも多いです。肝癌很常见。"
+    )
     assert split_sentences(text) == [
         "Liver cancer (HCC) is common in East Asia.",
         "간암은 한국에서 흔합니다.",
@@ -219,9 +221,12 @@ def test_detect_language_han_versus_latin():
 
 
 def test_answer_pieces_cut_the_text_for_display_and_point_at_the_sentence_verdicts():
-    from criss_rag.support import answer_pieces, answer_sentences
+    from criss_rag.answering.sentence_check import answer_pieces, answer_sentences
 
-    text = "Here is what the sources say:\n간암은 간세포에서 시작됩니다. [1] Hepatitis B raises the risk [2].\n[3]\n## Notes\n肺がんは喫煙と関係します。[1]"
+    text = (
+        "Here is what the sources say:\n간암은 간세포에서 시작됩니다. [1] Hepatitis B raises the risk [2].\n[3]\n"
+        "## Notes\n肺がんは喫煙と関係します。[1]"
+    )
     pieces = answer_pieces(text)
     claims = answer_sentences(text)
     assert [p for p, i in pieces if i is None and p.strip()] == ["Here is what the sources say:", "## Notes\n"]
@@ -240,7 +245,7 @@ def test_answer_pieces_cut_the_text_for_display_and_point_at_the_sentence_verdic
 def test_list_items_are_sentences_of_their_own_in_four_languages():
     """Bullets and numbers as each language writes them; an item ends at its line unless the next
     line is indented (a wrapped item); the text after the list is not glued to the last item."""
-    from criss_rag.text import split_sentences
+    from criss_rag.language.text import split_sentences
 
     assert split_sentences("Symptoms:\n- pain in the abdomen\n- a lump under the ribs\nSee a doctor soon.") == [
         "Symptoms:", "pain in the abdomen", "a lump under the ribs", "See a doctor soon."]

@@ -68,7 +68,7 @@ def echo_stream(events: Iterable[StreamEvent], echo: Callable[..., Any] = click.
 
 def run_chat(engine: Any, session_file: Path | None, filters: dict[str, Any], stream: bool = True) -> None:
     """The ``criss-rag chat`` loop: read a message, answer it (streamed), save the session."""
-    from criss_rag.chat import ChatSession
+    from criss_rag.answering.chat import ChatSession
 
     if session_file is not None and session_file.exists():
         session = ChatSession.load(session_file, engine, filters=filters)
@@ -155,7 +155,9 @@ def eval_answers(ctx: click.Context, config: Path, questions: Path, corpus: Path
 
     pipeline = pipeline_from(ctx, config, overrides, progress=True)
     # an evaluation answers every question afresh: a cached answer would replay an earlier run
-    engine = Engine.open(Pipeline(without_cache(pipeline.config), pipeline.host, show_progress=True), build_if_missing=True)
+    engine = Engine.open(
+        Pipeline(without_cache(pipeline.config), pipeline.host, show_progress=True), build_if_missing=True
+    )
     records = list(read_questions(questions))
     reasons: Counter[str] = Counter()
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -17,10 +17,20 @@ from criss_rag.cli.render import render_answer, render_plan, render_plugins, ren
 from criss_rag.errors import ConfigError, DataError
 
 CONFIG = click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
-EXECUTOR = click.option("--executor", default="local", show_default=True, metavar="NAME",
-                        help="Where the heavy batch work runs: local (this process) or a registered executor, e.g. ray.")
-EXECUTOR_SET = click.option("--executor-set", "executor_settings", multiple=True, metavar="KEY=VALUE",
-                            help="A setting of the executor, e.g. --executor-set address=ray://head:10001 (repeatable).")
+EXECUTOR = click.option(
+    "--executor",
+    default="local",
+    show_default=True,
+    metavar="NAME",
+    help="Where the heavy batch work runs: local (this process) or a registered executor, e.g. ray.",
+)
+EXECUTOR_SET = click.option(
+    "--executor-set",
+    "executor_settings",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A setting of the executor, e.g. --executor-set address=ray://head:10001 (repeatable).",
+)
 SET = click.option("--set", "overrides", multiple=True, metavar="KEY.PATH=VALUE",
                    help="Override a config value, e.g. --set retrievers.bm25.top_k=8 (repeatable).")
 
@@ -29,7 +39,9 @@ SET = click.option("--set", "overrides", multiple=True, metavar="KEY.PATH=VALUE"
 @CONFIG
 @SET
 @click.option("--force", is_flag=True, help="Rebuild every retriever whole, even if the index is up to date.")
-@click.option("--json", "as_json", is_flag=True, help="Print the ingest report as JSON (progress still goes to stderr).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the ingest report as JSON (progress still goes to stderr)."
+)
 @EXECUTOR
 @EXECUTOR_SET
 @click.pass_context
@@ -37,8 +49,8 @@ def ingest(ctx: click.Context, config: Path, overrides: tuple[str, ...], force: 
            executor_settings: tuple[str, ...]) -> None:
     """Load, chunk and index the corpus the CONFIG names; a changed corpus updates only what
     changed (atomic: a crash keeps the old index)."""
-    from criss_rag.executors import open_executor
-    from criss_rag.indexing import ingest as run_ingest
+    from criss_rag.indexing.executors import open_executor
+    from criss_rag.indexing.ingestion import ingest as run_ingest
 
     pipeline = _pipeline(ctx, config, overrides, progress=True)
     runner = open_executor(pipeline, executor, executor_settings)
@@ -69,8 +81,8 @@ def open_engine(ctx: click.Context, config: Path, overrides: tuple[str, ...], bu
     so on stderr, with the ingest's progress); a stale or incompatible index is left to
     ``criss-rag ingest`` (its error says so)."""
     from criss_rag.engine import Engine
-    from criss_rag.index_store import IndexStore
-    from criss_rag.indexing import pipeline_index_key
+    from criss_rag.indexing.index_store import IndexStore
+    from criss_rag.indexing.ingestion import pipeline_index_key
 
     pipeline = _pipeline(ctx, config, overrides)
     if not build or IndexStore(pipeline.config.index_dir).has(pipeline_index_key(pipeline)):
@@ -83,10 +95,16 @@ def open_engine(ctx: click.Context, config: Path, overrides: tuple[str, ...], bu
 @CONFIG
 @click.argument("question")
 @SET
-@click.option("--json", "as_json", is_flag=True, help="Print the whole Answer (text, citations, refusal, trace) as JSON.")
-@click.option("--filter", "filters", multiple=True, metavar="KEY=VALUE", help="Request-level filter read by filter components.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the whole Answer (text, citations, refusal, trace) as JSON."
+)
+@click.option(
+    "--filter", "filters", multiple=True, metavar="KEY=VALUE", help="Request-level filter read by filter components."
+)
 @click.option("--trace", "show_trace", is_flag=True, help="Also print the per-stage trace.")
-@click.option("--stream", is_flag=True, help="Print the answer as it is generated, then its sources and sentence check.")
+@click.option(
+    "--stream", is_flag=True, help="Print the answer as it is generated, then its sources and sentence check."
+)
 @BUILD
 @click.pass_context
 def ask(ctx: click.Context, config: Path, question: str, overrides: tuple[str, ...], as_json: bool,
@@ -145,7 +163,9 @@ def plugins(ctx: click.Context, as_json: bool, show_all: bool, hook: str | None,
         described = component_params(host.registry, params_of)
         click.echo(json.dumps(described, indent=2, ensure_ascii=False) if as_json else render_params(described))
         return
-    hooks = sorted(name for name in dir(hookspecs) if name.startswith("register_") and callable(getattr(hookspecs, name)))
+    hooks = sorted(
+        name for name in dir(hookspecs) if name.startswith("register_") and callable(getattr(hookspecs, name))
+    )
     if hook is not None and hook not in hooks:
         raise ConfigError(f"--hook {hook!r}: no such hook. Hooks: {', '.join(hooks)}")
     loaded = [i for i in sorted(host.plugins.values(), key=lambda i: i.name) if hook is None or hook in i.hooks]
@@ -205,7 +225,7 @@ def explain(ctx: click.Context, config: Path, overrides: tuple[str, ...]) -> Non
 def demo(ctx: click.Context, config: Path | None) -> None:
     """Ingest the bundled example corpus and answer the sample questions, offline."""
     from criss_rag.engine import Engine
-    from criss_rag.indexing import ingest as run_ingest
+    from criss_rag.indexing.ingestion import ingest as run_ingest
 
     examples = Path(__file__).resolve().parents[2] / "examples"
     config = config or examples / "default.yaml"
@@ -234,7 +254,12 @@ def eval_group() -> None:
               help="Use this corpus instead of the config's (its own index, kept up to date like any other).")
 @click.option("--loader", default=None, help="Loader for --corpus (default: the one registered for its file suffix).")
 @click.option("--k", "k", type=int, default=5, show_default=True, help="Cut-off for recall@k.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write one JSON line per question here.")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write one JSON line per question here.",
+)
 @SET
 @click.pass_context
 def eval_retrieval(ctx: click.Context, config: Path, questions: Path, corpus: Path | None, loader: str | None,

@@ -8,10 +8,9 @@ from typing import Any
 
 import click
 
-from criss_rag.version import __version__
 from criss_rag.errors import CrissRagError
 from criss_rag.plugins import PluginHost
-
+from criss_rag.version import __version__
 
 DEBUG_ENV = "CRISS_RAG_DEBUG"
 

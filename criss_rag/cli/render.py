@@ -27,7 +27,9 @@ def render_sources(answer: Answer) -> str:
     lines = ["", "Sources:"]
     for c in answer.citations:
         where = f" <{c.location}>" if c.location else ""
-        lines.append(f"  [{c.number}] {c.source_title or c.title or c.doc_id}{where} (doc {c.doc_id}, score {c.score:.3f})")
+        lines.append(
+            f"  [{c.number}] {c.source_title or c.title or c.doc_id}{where} (doc {c.doc_id}, score {c.score:.3f})"
+        )
     if answer.sentences:
         supported = sum(s.supported for s in answer.sentences)
         lines += ["", f"Sentence check: {supported} of {len(answer.sentences)} supported by the evidence"]
@@ -36,7 +38,11 @@ def render_sources(answer: Answer) -> str:
             text = s.text if len(s.text) <= 90 else s.text[:87] + "..."
             mark = "  ok            " if s.supported else "  UNSUPPORTED   "
             via = f" (supported by [{s.evidence}])" if s.supported and s.evidence not in s.cited else ""
-            bad = f" (cites {''.join(f'[{n}]' for n in s.invalid_citations)}: no such evidence)" if s.invalid_citations else ""
+            bad = (
+                f" (cites {''.join(f'[{n}]' for n in s.invalid_citations)}: no such evidence)"
+                if s.invalid_citations
+                else ""
+            )
             added = " (marker added: the model cited nothing here)" if s.attributed else ""
             lines.append(f"{mark}{s.score:.2f} {cited + ' ' if cited else ''}{text}{via}{bad}{added}")
             lines += [f"                why: {p.message}" for p in s.problems]
@@ -89,7 +95,9 @@ def render_plugins(host: PluginHost, plugins: list[PluginInfo], *, show_all: boo
         lines.append(f"  hooks: {', '.join(info.hooks)}")
     if show_all:
         for info in host.skipped:
-            lines.append(f"{info.name} {info.version} ({info.distribution}): not loaded (not in CRISS_RAG_LOAD_PLUGINS)")
+            lines.append(
+                f"{info.name} {info.version} ({info.distribution}): not loaded (not in CRISS_RAG_LOAD_PLUGINS)"
+            )
     for failure in host.failures:
         lines.append(f"FAILED {failure.name}: {failure.stage}: {failure.error}")
     return "\n".join(lines) or "no plugins installed"

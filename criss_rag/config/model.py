@@ -69,7 +69,7 @@ ENGINE_KEYS: dict[str, dict[str, Any]] = {
     "rerankers": {"label": None},
     "query_transforms": {"label": None},
     "multihop": {"max_hops": 2},
-    # answer policies (criss_rag.grounding, criss_rag.relevance), for any generator
+    # answer policies (criss_rag.answering.grounding_policy, criss_rag.answering.relevance), for any generator
     "generator": {"citations": "require", "unsupported": "drop", "relevance": None},
 }
 TOP_LEVEL = {"version", "name", "description", "index", "llms", "chat", *STAGES}
@@ -86,14 +86,18 @@ DEFAULT_CONDENSE_PROMPT = (
 
 
 class ChatSettings(BaseModel):
-    """The optional top-level ``chat:`` mapping: how ``criss-rag chat`` (``criss_rag.chat``) keeps
+    """The optional top-level ``chat:`` mapping: how ``criss-rag chat`` (``criss_rag.answering.chat``) keeps
     a conversation. Not a component: it names no plugin."""
 
     model_config = ConfigDict(extra="forbid")
     condense_llm: str | None = Field(None, description="key of an LLM under `llms:` that rewrites a follow-up into a "
                                                        "standalone question; null: the offline heuristic")
-    memory_tokens: int = Field(1500, ge=0, description="the most tokens (cl100k) of earlier turns a session keeps "
-                                                       "for condensing and for the generator; older turns drop out first")
+    memory_tokens: int = Field(
+        1500,
+        ge=0,
+        description="the most tokens (cl100k) of earlier turns a session keeps "
+        "for condensing and for the generator; older turns drop out first",
+    )
     condense_prompt: str = Field(DEFAULT_CONDENSE_PROMPT, description="the condensing prompt, with {history} and "
                                                                       "{question}; write other braces as {{ }}")
 
@@ -187,7 +191,7 @@ class PipelineConfig:
         fingerprint covers the content)."""
         plan = self.plan()
         signature = {stage: plan.get(stage) for stage in INGEST_STAGES}
-        for item, cc in zip(signature["retrievers"] or [], self.many("retrievers"), strict=True):
+        for item, _cc in zip(signature["retrievers"] or [], self.many("retrievers"), strict=True):
             item.pop("top_k", None)
             item.pop("languages", None)
         for stage in INGEST_STAGES:
@@ -281,7 +285,10 @@ def parse_pipeline(raw: Any, registry: Registry, *, source: str, base_dir: Path)
 
     llms = raw.get("llms") or {}
     if not isinstance(llms, dict):
-        raise ConfigError(f"{where(('llms',))}: `llms:` maps your names to LLMs, e.g. `llms: {{local: {{name: ollama, model: qwen2.5}}}}`")
+        raise ConfigError(
+            f"{where(('llms',))}: `llms:` maps your names to LLMs, e.g. `llms: "
+            f"{{local: {{name: ollama, model: qwen2.5}}}}`"
+        )
     llm_configs = {
         str(key): _component(value, registry, "llm", f"llms.{key}", ("llms", key), raw, where, "llms")
         for key, value in llms.items()
@@ -293,8 +300,10 @@ def parse_pipeline(raw: Any, registry: Registry, *, source: str, base_dir: Path)
                           "(checksums or sizes)")
     verify = index.get("verify", "checksums")
     if verify not in ("checksums", "sizes"):
-        raise ConfigError(f"{where(('index', 'verify'))}: `index.verify` is `checksums` (every file's size and SHA-256 "
-                          f"checked when the index is opened, the default) or `sizes` (sizes only); got {short_repr(verify)}")
+        raise ConfigError(
+            f"{where(('index', 'verify'))}: `index.verify` is `checksums` (every file's size and SHA-256 "
+            f"checked when the index is opened, the default) or `sizes` (sizes only); got {short_repr(verify)}"
+        )
     index_dir = Path(os.path.expanduser(str(index.get("dir", ".criss_rag/index"))))
     if not index_dir.is_absolute():
         index_dir = base_dir / index_dir
@@ -318,7 +327,9 @@ def _chat_settings(raw: dict[str, Any], llms: dict[str, ComponentConfig], where:
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise ConfigError(f"{where(('chat',))}: `chat:` is a mapping, e.g. `chat: {{condense_llm: local, memory_tokens: 1500}}`")
+        raise ConfigError(
+            f"{where(('chat',))}: `chat:` is a mapping, e.g. `chat: {{condense_llm: local, memory_tokens: 1500}}`"
+        )
     try:
         settings = ChatSettings.model_validate(json.loads(json.dumps(value)))
     except ValidationError as exc:
@@ -328,7 +339,8 @@ def _chat_settings(raw: dict[str, Any], llms: dict[str, ComponentConfig], where:
         raise ConfigError(f"{where(('chat', *error['loc'][:1]))}: chat, key {key!r}: {error['msg']}.{hint}") from None
     if settings.condense_llm is not None and settings.condense_llm not in llms:
         raise ConfigError(
-            f"{where(('chat', 'condense_llm'))}: chat.condense_llm names the LLM {settings.condense_llm!r}, but `llms:` "
+            f"{where(('chat', 'condense_llm'))}: chat.condense_llm names the LLM {settings.condense_llm!r}, but "
+            "`llms:` "
             f"names only: {', '.join(sorted(llms)) or '(none)'}. Add it under `llms:`, or remove condense_llm to "
             "use the offline heuristic"
         )
@@ -408,8 +420,8 @@ def stage_name(stage: str) -> str:
 
 def _answer_policies(options: dict[str, Any], path: tuple[Any, ...], where: Any, stage: str) -> dict[str, Any]:
     """The generator stage's engine keys, validated; ``relevance`` filled in with its defaults."""
-    from criss_rag.grounding import GroundingPolicy
-    from criss_rag.relevance import RelevancePolicy
+    from criss_rag.answering.grounding_policy import GroundingPolicy
+    from criss_rag.answering.relevance import RelevancePolicy
 
     checks: list[tuple[type[BaseModel], dict[str, Any], tuple[str, ...]]] = [
         (GroundingPolicy, {k: options[k] for k in ("citations", "unsupported")}, ())]
@@ -425,8 +437,10 @@ def _answer_policies(options: dict[str, Any], path: tuple[Any, ...], where: Any,
             error = exc.errors()[0]
             key = ".".join(str(p) for p in (*prefix, *error["loc"]))
             valid = ", ".join(model.model_fields)
-            raise ConfigError(f"{where(path + (prefix or tuple(error['loc'][:1])))}: stage {stage}, engine key {key!r}: "
-                              f"{error['msg']} (got {short_repr(error.get('input'))}; keys: {valid})") from None
+            raise ConfigError(
+                f"{where(path + (prefix or tuple(error['loc'][:1])))}: stage {stage}, engine key {key!r}: "
+                f"{error['msg']} (got {short_repr(error.get('input'))}; keys: {valid})"
+            ) from None
         if prefix:
             options["relevance"] = validated.model_dump(mode="json")
     return options

@@ -31,7 +31,7 @@ from criss_rag.errors import ConfigError
 ComponentConfig = Any
 PipelineConfig = Any
 
-#: the question languages ``criss_rag.text.detect_language`` tells apart
+#: the question languages ``criss_rag.language.text.detect_language`` tells apart
 LANGUAGES = ("en", "ko", "ja", "zh")
 #: Mark a param whose value is the name of a signal the component records on its candidates.
 DECLARES_SIGNAL: dict[str, Any] = {"declares": "signal"}

@@ -15,7 +15,6 @@ import yaml
 
 from criss_rag.errors import ConfigError
 
-
 MAX_YAML_BYTES = 2_000_000  # a pipeline or experiment file is a few KB; long prompts fit easily
 MAX_YAML_NODES = 100_000  # scalars, lists and mappings, each alias counted as the whole node it names
 MAX_REPR = 200  # characters of a value shown in an error message

@@ -63,10 +63,20 @@ class VariantSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1, description="the variant's name in records and reports")
     description: str = Field("", description="a line for the report")
-    pipeline: str | None = Field(None, description="another pipeline file instead of the base one (relative to the experiment)")
-    set: Overrides = Field(default_factory=list, description="dotted overrides: a list of KEY.PATH=VALUE, or a mapping KEY.PATH: VALUE")
-    concurrency: int | None = Field(None, ge=1, description="questions answered at once for this variant (LLM-bound variants); default: the experiment's")
-    no_retrieval: NoRetrievalSpec | None = Field(None, description="answer with an LLM alone (a no-RAG baseline) instead of the pipeline")
+    pipeline: str | None = Field(
+        None, description="another pipeline file instead of the base one (relative to the experiment)"
+    )
+    set: Overrides = Field(
+        default_factory=list, description="dotted overrides: a list of KEY.PATH=VALUE, or a mapping KEY.PATH: VALUE"
+    )
+    concurrency: int | None = Field(
+        None,
+        ge=1,
+        description="questions answered at once for this variant (LLM-bound variants); default: the experiment's",
+    )
+    no_retrieval: NoRetrievalSpec | None = Field(
+        None, description="answer with an LLM alone (a no-RAG baseline) instead of the pipeline"
+    )
 
 
 class QuestionSet(BaseModel):
@@ -74,18 +84,31 @@ class QuestionSet(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     path: str = Field(description="JSONL file, relative to the experiment")
-    name: str | None = Field(None, description="the set's name (default: the file name without suffix); recorded as `question_set`")
-    sample: int | None = Field(None, ge=1, description="answer a random sample of this many questions (drawn with the experiment seed)")
+    name: str | None = Field(
+        None, description="the set's name (default: the file name without suffix); recorded as `question_set`"
+    )
+    sample: int | None = Field(
+        None, ge=1, description="answer a random sample of this many questions (drawn with the experiment seed)"
+    )
     limit: int | None = Field(None, ge=1, description="answer only the first this many questions (after sampling)")
-    where: dict[str, Any] = Field(default_factory=dict, description="keep questions whose FIELD equals VALUE (a list: any of them)")
-    request_filters: dict[str, str] = Field(default_factory=dict, description="request filter KEY -> question FIELD, passed to the engine as `ask --filter KEY=<value of FIELD>`")
+    where: dict[str, Any] = Field(
+        default_factory=dict, description="keep questions whose FIELD equals VALUE (a list: any of them)"
+    )
+    request_filters: dict[str, str] = Field(
+        default_factory=dict,
+        description="request filter KEY -> question FIELD, passed to the engine as `ask --filter KEY=<value of FIELD>`",
+    )
 
 
 class JudgePanelSpec(BaseModel):
     """How several judges' verdicts combine."""
 
     model_config = ConfigDict(extra="forbid")
-    disagreement: float = Field(0.5, ge=0, description="judges whose scores differ by more than this on any score send the record to the review file")
+    disagreement: float = Field(
+        0.5,
+        ge=0,
+        description="judges whose scores differ by more than this on any score send the record to the review file",
+    )
     review_file: str = Field("review.jsonl", description="file in the output folder for records to review")
 
 
@@ -93,10 +116,15 @@ class ReportSpec(BaseModel):
     """What ``criss-rag eval report`` compares (its options override these)."""
 
     model_config = ConfigDict(extra="forbid")
-    metrics: list[str] = Field(default_factory=list, description="metrics to compare, plot and correct together (Holm); default: every metric in the records")
+    metrics: list[str] = Field(
+        default_factory=list,
+        description="metrics to compare, plot and correct together (Holm); default: every metric in the records",
+    )
     alpha: float = Field(0.05, gt=0, lt=1, description="significance level after Holm's correction")
     bootstrap: int = Field(10_000, ge=100, description="bootstrap resamples for the CI of the mean difference")
-    holm_family: Literal["pair", "all"] = Field("pair", description="correct across the metrics of each variant pair, or across every test of the report")
+    holm_family: Literal["pair", "all"] = Field(
+        "pair", description="correct across the metrics of each variant pair, or across every test of the report"
+    )
 
 
 class ExperimentSpec(BaseModel):
@@ -110,15 +138,27 @@ class ExperimentSpec(BaseModel):
     set: Overrides = Field(default_factory=list, description="overrides applied to every variant before its own")
     variants: list[VariantSpec] = Field(min_length=1, description="the variants compared")
     questions: list[QuestionSet] = Field(min_length=1, description="question files")
-    metrics: list[str | dict[str, Any]] = Field(default_factory=list, description="registered metrics ({name, label, params})")
-    judges: list[str | dict[str, Any]] = Field(default_factory=list, description="registered judges ({name, label, params})")
+    metrics: list[str | dict[str, Any]] = Field(
+        default_factory=list, description="registered metrics ({name, label, params})"
+    )
+    judges: list[str | dict[str, Any]] = Field(
+        default_factory=list, description="registered judges ({name, label, params})"
+    )
     judge_panel: JudgePanelSpec = Field(default_factory=JudgePanelSpec, description="how judges combine")
-    llms: dict[str, Any] = Field(default_factory=dict, description="LLMs the judges (and metrics) name, as in a pipeline's `llms:`")
+    llms: dict[str, Any] = Field(
+        default_factory=dict, description="LLMs the judges (and metrics) name, as in a pipeline's `llms:`"
+    )
     seed: int = Field(13, description="seed for question sampling, bootstrap CIs and the review sheet's order")
     output: str | None = Field(None, description="run folder, relative to the experiment (default: runs/<name>)")
     concurrency: int = Field(1, ge=1, description="questions answered at once per variant (threads)")
-    cache: bool = Field(False, description="keep the pipelines' `cache:` stage; by default evaluation answers every question afresh")
-    groups: list[str] = Field(default_factory=list, description="question fields the report breaks results down by (default: question_set, focus, qtype, question_type, difficulty, scope when present)")
+    cache: bool = Field(
+        False, description="keep the pipelines' `cache:` stage; by default evaluation answers every question afresh"
+    )
+    groups: list[str] = Field(
+        default_factory=list,
+        description="question fields the report breaks results down by (default: question_set, focus, qtype, "
+                    "question_type, difficulty, scope when present)",
+    )
     report: ReportSpec = Field(default_factory=ReportSpec, description="defaults of `criss-rag eval report`")
 
     @field_validator("version")
@@ -219,7 +259,9 @@ def load_experiment(path: str | Path, registry: Registry, *, only_variants: Iter
         return blame(raw, loc, source)
 
     if not isinstance(raw, dict):
-        raise ConfigError(f"{source}: an experiment must be a YAML mapping (name:, pipeline:, variants:, questions:, ...)")
+        raise ConfigError(
+            f"{source}: an experiment must be a YAML mapping (name:, pipeline:, variants:, questions:, ...)"
+        )
     try:
         spec = ExperimentSpec.model_validate(raw)
     except ValidationError as exc:
@@ -260,8 +302,17 @@ def load_experiment(path: str | Path, registry: Registry, *, only_variants: Iter
             raise ConfigError(f"{where(('variants', i))}: variant {v.name!r}: {exc}") from None
         if not spec.cache:  # a cached answer would measure an earlier run, not this one
             config = without_cache(config)
-        variants.append(Variant(v.name, v.description, config, pipeline_path, overrides, v.concurrency or spec.concurrency,
-                                v.no_retrieval))
+        variants.append(
+            Variant(
+                v.name,
+                v.description,
+                config,
+                pipeline_path,
+                overrides,
+                v.concurrency or spec.concurrency,
+                v.no_retrieval,
+            )
+        )
 
     # metrics and judges get a context built on the base pipeline plus the experiment's `llms:`
     try:
@@ -279,7 +330,8 @@ def load_experiment(path: str | Path, registry: Registry, *, only_variants: Iter
             if key not in exp_llms:
                 i = names.index(variant.name)
                 raise ConfigError(
-                    f"{where(('variants', i, 'no_retrieval', 'llm'))}: variant {variant.name!r} asks the LLM {key!r}, but the "
+                    f"{where(('variants', i, 'no_retrieval', 'llm'))}: variant {variant.name!r} asks the LLM {key!r}, "
+                    "but the "
                     f"experiment's `llms:` names only: {', '.join(sorted(exp_llms)) or '(none)'}. Add it there"
                 )
             variants[n] = replace(variant, direct_llm=exp_llms[key])

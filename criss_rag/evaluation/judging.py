@@ -61,7 +61,9 @@ def combine(verdicts: Sequence[JudgeVerdict], *, disagreement: float = 0.5) -> d
     flags: dict[str, bool | None] = {}
     for name in flag_names:
         flags[name] = all(v.flags.get(name, False) for v in parsed) if complete else None
-    reasons = [f"{name} differs by {value:g} > {disagreement:g}" for name, value in spread.items() if value > disagreement]
+    reasons = [
+        f"{name} differs by {value:g} > {disagreement:g}" for name, value in spread.items() if value > disagreement
+    ]
     reasons += [f"{v.judge}: reply not parsed ({v.error})" for v in verdicts if v.parse_failed]
     return {
         "verdicts": [v.model_dump() for v in verdicts],

@@ -72,7 +72,9 @@ def load_run(run_dir: Path) -> tuple[dict[str, Any], list[RunRecord], list[RunRe
     """(manifest, finished records, errored records) of a run folder."""
     manifest_path = run_dir / MANIFEST
     if not manifest_path.is_file():
-        raise DataError(f"{run_dir} is not a run folder (no {MANIFEST}); run `criss-rag eval run EXPERIMENT.yaml` first")
+        raise DataError(
+            f"{run_dir} is not a run folder (no {MANIFEST}); run `criss-rag eval run EXPERIMENT.yaml` first"
+        )
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     records = read_records(run_dir / RECORDS)
     ok = [r for r in records if not r.error]
@@ -126,7 +128,9 @@ def build_report(run_dir: Path, options: ReportOptions) -> dict[str, Any]:
     wanted = options.metrics
     unknown = [m for m in wanted if m not in table]
     if unknown:
-        raise DataError(f"no values for metric(s) {', '.join(unknown)} in {run_dir}; metrics present: {', '.join(sorted(table))}")
+        raise DataError(
+            f"no values for metric(s) {', '.join(unknown)} in {run_dir}; metrics present: {', '.join(sorted(table))}"
+        )
     metrics = wanted or sorted(table, key=_metric_order)
     degenerate = {m: value for m in metrics if (value := constant_value(table[m])) is not None}
     aliases: dict[str, list[str]] = {}
@@ -142,16 +146,26 @@ def build_report(run_dir: Path, options: ReportOptions) -> dict[str, Any]:
         "description": manifest.get("description", ""),
         "run_dir": str(run_dir),
         "status": manifest.get("status"),
-        "variants": {v: {k: manifest["variants"][v].get(k) for k in ("description", "config_hash", "index_key", "overrides")}
-                     for v in variants},
+        "variants": {
+            v: {k: manifest["variants"][v].get(k) for k in ("description", "config_hash", "index_key", "overrides")}
+            for v in variants
+        },
         "records": len(records),
         "errors": len(errors),
         "error_examples": [f"{r.variant} / {r.qid}: {r.error}" for r in errors[:5]],
         "questions": len({r.qid for r in records}),
-        "metric_descriptions": {(m.get("label") or m.get("name")): m.get("description", "")
-                                for m in manifest.get("metrics", []) + manifest.get("judges", [])},
-        "settings": {"alpha": options.alpha, "bootstrap": options.bootstrap, "holm_family": options.holm_family,
-                     "seed": options.seed, "ci_level": 0.95, "test": "paired Wilcoxon signed-rank (two-sided)"},
+        "metric_descriptions": {
+            (m.get("label") or m.get("name")): m.get("description", "")
+            for m in manifest.get("metrics", []) + manifest.get("judges", [])
+        },
+        "settings": {
+            "alpha": options.alpha,
+            "bootstrap": options.bootstrap,
+            "holm_family": options.holm_family,
+            "seed": options.seed,
+            "ci_level": 0.95,
+            "test": "paired Wilcoxon signed-rank (two-sided)",
+        },
         "metrics": metrics,
         "about_refusals": about_refusals,  # the metrics a refused question is scored on (REFUSED_RULE)
         "refused_rule": refused_rule(about_refusals),
@@ -210,8 +224,16 @@ def _describe(values: list[float]) -> dict[str, Any]:
         return {"n": 0}
     ordered = sorted(values)
     q = statistics.quantiles(ordered, n=4, method="inclusive") if len(ordered) > 1 else [ordered[0]] * 3
-    out = {"n": len(values), "mean": sum(values) / len(values), "sd": statistics.stdev(values) if len(values) > 1 else 0.0,
-           "median": statistics.median(ordered), "q1": q[0], "q3": q[2], "min": ordered[0], "max": ordered[-1]}
+    out = {
+        "n": len(values),
+        "mean": sum(values) / len(values),
+        "sd": statistics.stdev(values) if len(values) > 1 else 0.0,
+        "median": statistics.median(ordered),
+        "q1": q[0],
+        "q3": q[2],
+        "min": ordered[0],
+        "max": ordered[-1],
+    }
     if all(v in (0.0, 1.0) for v in values):
         out["count"] = int(sum(values))
     return out
@@ -493,30 +515,62 @@ def _tables(report: dict[str, Any]) -> list[tuple[str, str, list[str], list[list
                    ["metric", "a", "b", "n", "mean diff", "95% CI", "p", "p (Holm)", "direction", "effect"], rows))
     rows = [[v, _f(a["ask_ms_median"], 1), f"{_f(a.get('ask_ms_q1'), 1)}–{_f(a.get('ask_ms_q3'), 1)}"]
             for v, a in report["answers"].items()]
-    tables.append(("Timing", "Wall-clock milliseconds per question on the machine that ran the experiment, one run, "
-                   "variants run one after another: other load on the machine, model loading and caches move these "
-                   "figures as much as the variant does, so they are not compared or tested; rerun on a quiet machine "
-                   "(benchmarks/) before reading a difference into them.", ["variant", "median ask ms", "IQR ms"], rows))
+    tables.append(
+        (
+            "Timing",
+            "Wall-clock milliseconds per question on the machine that ran the experiment, one run, "
+            "variants run one after another: other load on the machine, model loading and caches move these "
+            "figures as much as the variant does, so they are not compared or tested; rerun on a quiet machine "
+            "(benchmarks/) before reading a difference into them.",
+            ["variant", "median ask ms", "IQR ms"],
+            rows,
+        )
+    )
     judges = report.get("judges")
     if judges:
-        rows = [[v, str(p["records"]), str(p["parse_failures"]), str(p["review"]),
-                 "; ".join(f"{k} {f['raised']}/{f['determined']}" + (f" (+{f['undetermined']} undetermined)" if f["undetermined"] else "")
-                           for k, f in sorted(p["flags"].items())) or "–"]
-                for v, p in judges["per_variant"].items()]
-        tables.append(("Judges", f"Judges: {', '.join(judges['judges'])}. Scores are averaged over the judges whose reply "
-                       "parsed; a flag counts only when every judge raised it; replies that could not be parsed are "
-                       f"counted, never scored ({judges['parse_failures_total']} in all: "
-                       f"{', '.join(f'{k} {n}' for k, n in judges['parse_failures'].items()) or 'none'}). "
-                       f"{judges['review_records']} records differ by more than {judges['disagreement_threshold']} on "
-                       f"some score (or had a failed reply) and are listed in {judges['review_file']}.",
-                       ["variant", "judged", "parse failures", "for review", "flags raised / determined"], rows))
-        rows = [[k, str(a["pairs"]), _f(a["mean_abs_diff"]), _f(a["within_threshold"]), _f(a["exact"]), _f(a["pearson_r"])]
-                for k, a in judges["agreement"]["scores"].items()]
+        rows = [
+            [
+                v,
+                str(p["records"]),
+                str(p["parse_failures"]),
+                str(p["review"]),
+                "; ".join(
+                    f"{k} {f['raised']}/{f['determined']}"
+                    + (f" (+{f['undetermined']} undetermined)" if f["undetermined"] else "")
+                    for k, f in sorted(p["flags"].items())
+                )
+                or "–",
+            ]
+            for v, p in judges["per_variant"].items()
+        ]
+        tables.append(
+            (
+                "Judges",
+                f"Judges: {', '.join(judges['judges'])}. Scores are averaged over the judges whose reply "
+                "parsed; a flag counts only when every judge raised it; replies that could not be parsed are "
+                f"counted, never scored ({judges['parse_failures_total']} in all: "
+                f"{', '.join(f'{k} {n}' for k, n in judges['parse_failures'].items()) or 'none'}). "
+                f"{judges['review_records']} records differ by more than {judges['disagreement_threshold']} on "
+                f"some score (or had a failed reply) and are listed in {judges['review_file']}.",
+                ["variant", "judged", "parse failures", "for review", "flags raised / determined"],
+                rows,
+            )
+        )
+        rows = [
+            [k, str(a["pairs"]), _f(a["mean_abs_diff"]), _f(a["within_threshold"]), _f(a["exact"]), _f(a["pearson_r"])]
+            for k, a in judges["agreement"]["scores"].items()
+        ]
         rows += [[f"flag {k}", str(a["pairs"]), "–", "–", _f(a["agreement"]), f"κ {_f(a['cohen_kappa'])}"]
                  for k, a in judges["agreement"]["flags"].items()]
         if rows:
-            tables.append(("Judge agreement", "Pairwise over the judges whose replies parsed.",
-                           ["score / flag", "pairs", "mean |diff|", "within threshold", "exact / agreement", "Pearson r / κ"], rows))
+            tables.append(
+                (
+                    "Judge agreement",
+                    "Pairwise over the judges whose replies parsed.",
+                    ["score / flag", "pairs", "mean |diff|", "within threshold", "exact / agreement", "Pearson r / κ"],
+                    rows,
+                )
+            )
     for name, group in report["groups"].items():
         shown = report["metrics"][:8]
         rows = []
@@ -536,8 +590,14 @@ def _tables(report: dict[str, Any]) -> list[tuple[str, str, list[str], list[list
                        ["variant", "items", *review["dimensions"]], rows))
         rows = [[dim, str(a["items"]), _f(a["krippendorff_alpha"]), _f(a["mean_abs_diff"])]
                 for dim, a in review["agreement"].items()]
-        tables.append(("Rater agreement", "Krippendorff's alpha (interval) and the mean absolute difference between raters.",
-                       ["dimension", "items rated twice or more", "alpha", "mean |diff|"], rows))
+        tables.append(
+            (
+                "Rater agreement",
+                "Krippendorff's alpha (interval) and the mean absolute difference between raters.",
+                ["dimension", "items rated twice or more", "alpha", "mean |diff|"],
+                rows,
+            )
+        )
     return tables
 
 
@@ -565,19 +625,29 @@ def render_markdown(report: dict[str, Any]) -> str:
 
 def render_html(report: dict[str, Any], out: Path) -> str:
     esc = html.escape
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(str(report['experiment']))}</title>",
-             "<style>body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;margin:1em 0}"
-             "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}th{background:#f3f3f3}img{max-width:100%}</style>",
-             f"</head><body><h1>Evaluation report: {esc(str(report['experiment']))}</h1>",
-             f"<p>{report['records']} records, {report['questions']} questions, variants: {esc(', '.join(report['variants']))}; "
-             f"{report['errors']} records ended in an error.</p>"]
+    parts = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(str(report['experiment']))}</title>",
+        "<style>body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;margin:1em 0}"
+        "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}th{background:#f3f3f3}img{max-width:100%}</style>",
+        f"</head><body><h1>Evaluation report: {esc(str(report['experiment']))}</h1>",
+        f"<p>{report['records']} records, {report['questions']} questions, variants: "
+        f"{esc(', '.join(report['variants']))}; "
+        f"{report['errors']} records ended in an error.</p>",
+    ]
     described = {k: v for k, v in report["metric_descriptions"].items() if v}
     if described:
-        parts.append("<ul>" + "".join(f"<li><code>{esc(k)}</code>: {esc(v)}</li>" for k, v in described.items()) + "</ul>")
+        parts.append(
+            "<ul>" + "".join(f"<li><code>{esc(k)}</code>: {esc(v)}</li>" for k, v in described.items()) + "</ul>"
+        )
     for heading, intro, header, rows in _tables(report):
         parts.append(f"<h2>{esc(heading)}</h2>" + (f"<p>{esc(intro)}</p>" if intro else ""))
-        parts.append("<table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr>"
-                     + "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows) + "</table>")
+        parts.append(
+            "<table><tr>"
+            + "".join(f"<th>{esc(h)}</th>" for h in header)
+            + "</tr>"
+            + "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows)
+            + "</table>"
+        )
     if report.get("plots"):
         parts.append("<h2>Box plots</h2>")
         for metric, rel in report["plots"].items():

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from criss_rag.component_helpers.loader_files import read_jsonl
 from criss_rag.engine import Engine
 from criss_rag.errors import DataError
-from criss_rag.sources import read_jsonl
 from criss_rag.types import Query
 
 GOLD_FIELDS = ("gold_doc_ids_any", "gold_doc_ids", "gold_doc_id")
@@ -50,7 +50,9 @@ class RetrievalSummary:
         return f"retrieval latency per question: p50 {self.p50_ms:.1f} ms, p95 {self.p95_ms:.1f} ms"
 
     def line(self) -> str:
-        return f"recall@{self.k}={self.recall_at_k:.3f} mrr@10={self.mrr_at_10:.3f} hit@1={self.hit_at_1:.3f} n={self.n}"
+        return (
+            f"recall@{self.k}={self.recall_at_k:.3f} mrr@10={self.mrr_at_10:.3f} hit@1={self.hit_at_1:.3f} n={self.n}"
+        )
 
 
 def read_questions(path: Path) -> Iterator[dict[str, Any]]:

@@ -60,7 +60,9 @@ def export_sheet(run_dir: Path, out: Path | None = None, *, seed: int = 13, per_
         key[item] = {"variant": record.variant, "qid": record.qid}
         answer = record.answer or {}
         reference = next((str(record.question[f]) for f in REFERENCE_FIELDS if record.question.get(f)), "")
-        sources = "\n".join(f"[{c.get('number')}] {c.get('title') or c.get('doc_id')}" for c in answer.get("citations", []))
+        sources = "\n".join(
+            f"[{c.get('number')}] {c.get('title') or c.get('doc_id')}" for c in answer.get("citations", [])
+        )
         sheet.append([item, str(record.question.get("question", "")), reference, str(answer.get("text", "")), sources])
     for column, width in zip("ABCDE", (8, 40, 50, 60, 30), strict=True):
         sheet.column_dimensions[column].width = width
@@ -128,7 +130,9 @@ def import_ratings(run_dir: Path, sheets: list[Path]) -> dict[str, Any]:
         rater, ratings = read_sheet(Path(path))
         unknown = sorted(set(ratings) - set(key))
         if unknown:
-            raise DataError(f"{path}: item(s) {', '.join(unknown[:5])} are not in {key_path}; was the sheet made for another run?")
+            raise DataError(
+                f"{path}: item(s) {', '.join(unknown[:5])} are not in {key_path}; was the sheet made for another run?"
+            )
         if rater in by_rater:
             rater = f"{rater} ({Path(path).name})"
         by_rater[rater] = ratings
@@ -147,7 +151,12 @@ def import_ratings(run_dir: Path, sheets: list[Path]) -> dict[str, Any]:
         diffs = [abs(a - b) for u in units for a, b in combinations(u, 2)]
         agreement[dim] = {"items": len(units), "krippendorff_alpha": krippendorff_alpha_interval(units),
                           "mean_abs_diff": sum(diffs) / len(diffs) if diffs else None}
-    return {"raters": list(by_rater), "dimensions": list(DIMENSIONS), "per_variant": per_variant, "agreement": agreement}
+    return {
+        "raters": list(by_rater),
+        "dimensions": list(DIMENSIONS),
+        "per_variant": per_variant,
+        "agreement": agreement,
+    }
 
 
 def krippendorff_alpha_interval(units: list[list[float]]) -> float | None:

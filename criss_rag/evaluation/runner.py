@@ -22,7 +22,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from criss_rag.version import __version__
 from criss_rag.config.model import stable_hash
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError, CrissRagError
@@ -38,10 +37,11 @@ from criss_rag.evaluation.records import (
     record_key,
 )
 from criss_rag.evaluation.retrieval import GOLD_FIELDS
-from criss_rag.executors import run_batches
+from criss_rag.indexing.executors import run_batches
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
 from criss_rag.types import Answer, Context, Hit, Query
+from criss_rag.version import __version__
 
 _local = threading.local()  # what the engine showed the generator, per worker thread
 MAX_RETRIEVED = 50
@@ -66,8 +66,8 @@ class _RecordingContext:
 class RecordingPipeline(Pipeline):
     """A pipeline whose context builder reports the evidence it numbered (per thread)."""
 
-    def build(self, cc: Any) -> Any:
-        component = super().build(cc)
+    def build(self, cc: Any, protocol: Any = None) -> Any:
+        component = super().build(cc) if protocol is None else super().build(cc, protocol)
         return _RecordingContext(component) if cc.stage == "context" else component
 
 
@@ -111,7 +111,7 @@ def run_experiment(
     executor: Any = None,
 ) -> RunSummary:
     """Answer every pending (question, variant) pair and append its record (on ``executor``'s
-    workers when one is given: :mod:`criss_rag.executors`; records are still written here)."""
+    workers when one is given: :mod:`criss_rag.indexing.executors`; records are still written here)."""
     started = time.perf_counter()
     out = experiment.output
     out.mkdir(parents=True, exist_ok=True)
@@ -352,7 +352,9 @@ class DirectAnswerer:
 def _open(variant: Variant, host: PluginHost, progress: bool, eval_pipeline: Pipeline | None = None) -> Any:
     if variant.no_retrieval is not None:
         assert eval_pipeline is not None and variant.direct_llm is not None
-        answerer = DirectAnswerer(variant, eval_pipeline.llm(variant.no_retrieval.llm, requested_by=f"variant {variant.name}"))
+        answerer = DirectAnswerer(
+            variant, eval_pipeline.llm(variant.no_retrieval.llm, requested_by=f"variant {variant.name}")
+        )
         plugin = variant.direct_llm.spec.plugin
         answerer._versions = {plugin: host.versions().get(plugin, "")}
         return answerer
@@ -367,7 +369,7 @@ def _index_doc_ids(engine: Any) -> set[str]:
     """Ids of the documents in the variant's index: evidence 'verified' means its doc_id is one."""
     from llama_index.core.storage.docstore import SimpleDocumentStore
 
-    from criss_rag.indexing import DOCSTORE
+    from criss_rag.indexing.ingestion import DOCSTORE
 
     if engine.index_dir is None:
         return set()
@@ -403,7 +405,11 @@ def _small_metadata(meta: Mapping[str, Any]) -> dict[str, Any]:
             continue
         if isinstance(value, bool | int | float) or (isinstance(value, str) and len(value) <= 300):
             out[key] = value
-        elif isinstance(value, list | tuple) and len(value) <= 50 and all(isinstance(v, str | int | float) for v in value):
+        elif (
+            isinstance(value, list | tuple)
+            and len(value) <= 50
+            and all(isinstance(v, str | int | float) for v in value)
+        ):
             out[key] = list(value)
     return out
 

@@ -7,13 +7,13 @@ plugins read from questions and sentences in English, Korean, Japanese and Chine
   treatments, tests, drugs, biomarkers, directions, timing, negations) per language.
 - :mod:`criss_rag.lexicon.facets`: :func:`~criss_rag.lexicon.facets.extract` reads a question or
   sentence into its medically decisive :class:`~criss_rag.lexicon.facets.Facets`.
-- for the sentence check (:mod:`criss_rag.meaning`): :mod:`~criss_rag.lexicon.claims` (a sentence's
+- for the sentence check (:mod:`criss_rag.answering.meaning_check`): :mod:`~criss_rag.lexicon.claims` (a sentence's
   decisive items), :mod:`~criss_rag.lexicon.quantities` (numbers in any notation, compared by
   value), :mod:`~criss_rag.lexicon.negation` (cues and scope),
   :mod:`~criss_rag.lexicon.directions` (scales, comparison standards, stronger claims),
   :mod:`~criss_rag.lexicon.terms` (paraphrase-tolerant content terms),
   :mod:`~criss_rag.lexicon.edits` (one changed span or two exchanged spans in a near copy); Traditional Chinese is folded
-  to Simplified by :func:`criss_rag.chinese_script.simplified_chars` (OpenCC's character table).
+  to Simplified by :func:`criss_rag.language.chinese_script.simplified_chars` (OpenCC's character table).
 - :mod:`criss_rag.lexicon.equivalence`: :func:`~criss_rag.lexicon.equivalence.compare` decides
   whether two questions ask the same thing, every content word of each matched in the other
   (the semantic cache's decision); :mod:`criss_rag.lexicon.synonyms` and

@@ -1,5 +1,5 @@
 """The medically decisive items of an answer sentence or of a passage's sentence, read so that two
-sentences can be compared item by item (what :mod:`criss_rag.meaning` does).
+sentences can be compared item by item (what :mod:`criss_rag.answering.meaning_check` does).
 
 :func:`read` gives a :class:`Reading`: numbers bound to their comparison word and unit, stages
 (stage, TNM, grade) and disease states (early, advanced, metastatic, ...), entities by category
@@ -18,11 +18,11 @@ from functools import lru_cache
 from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.directions import directions, standard
 from criss_rag.lexicon.facet_words import LEXICON
-from criss_rag.chinese_script import simplified_chars as simplified
+from criss_rag.language.chinese_script import simplified_chars as simplified
 from criss_rag.lexicon.negation import negation_count
 from criss_rag.lexicon.normalize import normalize, normalize_numbers
 from criss_rag.lexicon.quantities import Quantity, before_numbers, quantities, shares
-from criss_rag.text import detect_language
+from criss_rag.language.text import detect_language
 
 #: entity categories compared value by value (a sentence naming one the passage does not is unsupported)
 ENTITY_FACETS = ("subtype", "site", "treatment", "test", "drug", "biomarker", "line")

@@ -18,56 +18,99 @@ _Table = list[tuple[str, str, str]]  # (pattern, dimension, sign)
 _EN: _Table = [
     (r"more|most|greater|greatest|majority|many|much", "amount", "+"),
     (r"less|least|fewer|fewest|minority|few", "amount", "-"),
-    (r"higher|highest|high|elevated", "level", "+"), (r"lower|lowest|low", "level", "-"),
+    (r"higher|highest|high|elevated", "level", "+"),
+    (r"lower|lowest|low", "level", "-"),
     (r"increas\w*|rais(?:e|es|ed|ing)|rises?|rising|rose|boost\w*|worsen\w*|grow(?:s|ing)?\s+more", "change", "+"),
-    (r"decreas\w*|reduc\w*|lowers|lowered|lowering|cuts?|drops?|dropped|falls?|fell|declin\w*|shrink\w*|prevent\w*", "change", "-"),
+    (
+        r"decreas\w*|reduc\w*|lowers|lowered|lowering|cuts?|drops?|dropped|falls?|fell|declin\w*|shrink\w*|prevent\w*",
+        "change",
+        "-",
+    ),
     (r"usually|often|frequently|always|commonly|typically|mostly|generally|regularly|routinely", "frequency", "+"),
     (r"rarely|seldom|hardly\s+ever|infrequently|occasionally|sometimes", "frequency", "-"),
     (r"common|commoner|commonest|frequent|widespread|prevalent|usual", "commonness", "+"),
     (r"rare|rarer|rarest|uncommon|unusual|infrequent", "commonness", "-"),
-    (r"likely|probable|probably", "likelihood", "+"), (r"unlikely|improbable", "likelihood", "-"),
-    (r"fast|faster|fastest|quick\w*|rapid\w*", "speed", "+"), (r"slow\w*|gradual\w*", "speed", "-"),
-    (r"large|larger|largest|big|bigger|biggest", "size", "+"), (r"small|smaller|smallest|tiny", "size", "-"),
+    (r"likely|probable|probably", "likelihood", "+"),
+    (r"unlikely|improbable", "likelihood", "-"),
+    (r"fast|faster|fastest|quick\w*|rapid\w*", "speed", "+"),
+    (r"slow\w*|gradual\w*", "speed", "-"),
+    (r"large|larger|largest|big|bigger|biggest", "size", "+"),
+    (r"small|smaller|smallest|tiny", "size", "-"),
     (r"before|prior\s+to|earlier|previously|preceding|ahead\s+of", "time", "-"),
     (r"after|following|later|afterwards|subsequently", "time", "+"),
-    (r"longer|long|prolong\w*", "duration", "+"), (r"shorter|short|shorten\w*", "duration", "-"),
-    (r"better|improv\w*|best", "outcome", "+"), (r"worse|poorer|worst|poor", "outcome", "-"),
-    (r"easy|easier|easily|simple", "ease", "+"), (r"hard|harder|difficult|difficulty", "ease", "-"),
-    (r"first|1st|primary|initial", "order", "1"), (r"second|2nd", "order", "2"), (r"third|3rd", "order", "3"),
-    (r"left", "side", "left"), (r"right", "side", "right"),
-    (r"arter\w*", "vessel", "artery"), (r"vein\w*|venous", "vessel", "vein"),
-    (r"upper", "position", "upper"), (r"lower\s+(?=part|end|half|section|portion|abdomen|back|leg|body)", "position", "lower"),
-    (r"inner", "depth", "inner"), (r"outer", "depth", "outer"),
+    (r"longer|long|prolong\w*", "duration", "+"),
+    (r"shorter|short|shorten\w*", "duration", "-"),
+    (r"better|improv\w*|best", "outcome", "+"),
+    (r"worse|poorer|worst|poor", "outcome", "-"),
+    (r"easy|easier|easily|simple", "ease", "+"),
+    (r"hard|harder|difficult|difficulty", "ease", "-"),
+    (r"first|1st|primary|initial", "order", "1"),
+    (r"second|2nd", "order", "2"),
+    (r"third|3rd", "order", "3"),
+    (r"left", "side", "left"),
+    (r"right", "side", "right"),
+    (r"arter\w*", "vessel", "artery"),
+    (r"vein\w*|venous", "vessel", "vein"),
+    (r"upper", "position", "upper"),
+    (r"lower\s+(?=part|end|half|section|portion|abdomen|back|leg|body)", "position", "lower"),
+    (r"inner", "depth", "inner"),
+    (r"outer", "depth", "outer"),
 ]
 _KO: _Table = [
-    (r"많|다수|대부분", "amount", "+"), (r"적(?:은|게|다|습)|소수", "amount", "-"),
-    (r"높", "level", "+"), (r"낮", "level", "-"),
-    (r"증가|늘어|늘리|늘|상승|올라|올리|악화", "change", "+"), (r"감소|줄어|줄이|저하|떨어|낮추|예방", "change", "-"),
-    (r"흔히|주로|보통|대개|자주|일반적으로|항상|늘", "frequency", "+"), (r"드물게|거의\s*없|가끔|때때로", "frequency", "-"),
-    (r"흔한|흔하|흔히\s*발생|일반적", "commonness", "+"), (r"드문|드물|희귀|희소", "commonness", "-"),
-    (r"빠르|빨리|급속|급격", "speed", "+"), (r"느리|천천히|서서히|느린", "speed", "-"),
-    (r"크|큰|커", "size", "+"), (r"작", "size", "-"),
+    (r"많|다수|대부분", "amount", "+"),
+    (r"적(?:은|게|다|습)|소수", "amount", "-"),
+    (r"높", "level", "+"),
+    (r"낮", "level", "-"),
+    (r"증가|늘어|늘리|늘|상승|올라|올리|악화", "change", "+"),
+    (r"감소|줄어|줄이|저하|떨어|낮추|예방", "change", "-"),
+    (r"흔히|주로|보통|대개|자주|일반적으로|항상|늘", "frequency", "+"),
+    (r"드물게|거의\s*없|가끔|때때로", "frequency", "-"),
+    (r"흔한|흔하|흔히\s*발생|일반적", "commonness", "+"),
+    (r"드문|드물|희귀|희소", "commonness", "-"),
+    (r"빠르|빨리|급속|급격", "speed", "+"),
+    (r"느리|천천히|서서히|느린", "speed", "-"),
+    (r"크|큰|커", "size", "+"),
+    (r"작", "size", "-"),
     (r"(?<![가-힣])전(?=[에의은는도]?(?:\s|$|[?.,]))|이전|먼저|앞서|전에", "time", "-"),
     (r"(?<![가-힣])후(?=[에의은는도]?(?:\s|$|[?.,]))|이후|다음|나중|뒤에", "time", "+"),
-    (r"길|긴|오래", "duration", "+"), (r"짧", "duration", "-"),
-    (r"좋|개선|나아", "outcome", "+"), (r"나쁘|나쁜|불량", "outcome", "-"),
-    (r"쉽|쉬운|쉬워", "ease", "+"), (r"어렵|어려|힘들", "ease", "-"),
-    (r"왼쪽|좌측", "side", "left"), (r"오른쪽|우측", "side", "right"),
-    (r"동맥", "vessel", "artery"), (r"정맥", "vessel", "vein"),
+    (r"길|긴|오래", "duration", "+"),
+    (r"짧", "duration", "-"),
+    (r"좋|개선|나아", "outcome", "+"),
+    (r"나쁘|나쁜|불량", "outcome", "-"),
+    (r"쉽|쉬운|쉬워", "ease", "+"),
+    (r"어렵|어려|힘들", "ease", "-"),
+    (r"왼쪽|좌측", "side", "left"),
+    (r"오른쪽|우측", "side", "right"),
+    (r"동맥", "vessel", "artery"),
+    (r"정맥", "vessel", "vein"),
 ]
 _JA: _Table = [
-    (r"多(?!発)|大半|大部分", "amount", "+"), (r"少な|わずか|僅か", "amount", "-"),
-    (r"高", "level", "+"), (r"低(?!下)", "level", "-"),
-    (r"増|上昇|上が|上げ|悪化", "change", "+"), (r"減|低下|下が|下げ|予防|防", "change", "-"),
-    (r"よく|しばしば|通常|一般に|たいてい|主に|常に|いつも", "frequency", "+"), (r"まれに|稀に|めったに|ときどき|時々|時に", "frequency", "-"),
-    (r"よくある|一般的|頻度が高", "commonness", "+"), (r"まれ|稀|珍し|頻度が低", "commonness", "-"),
-    (r"速|早(?!期)|急速", "speed", "+"), (r"遅|ゆっくり|緩やか", "speed", "-"),
-    (r"大き", "size", "+"), (r"小さ", "size", "-"),
-    (r"前(?!立)|以前|先に|まで", "time", "-"), (r"(?<![予術])後(?!期)|以降|以後|あと|のち", "time", "+"),
-    (r"長", "duration", "+"), (r"短", "duration", "-"),
-    (r"良|改善", "outcome", "+"), (r"悪(?!性)", "outcome", "-"),
-    (r"やす[いくかけ]|容易", "ease", "+"), (r"にく[いくかけ]|難し|困難", "ease", "-"),
-    (r"左", "side", "left"), (r"右", "side", "right"), (r"動脈", "vessel", "artery"), (r"静脈", "vessel", "vein"),
+    (r"多(?!発)|大半|大部分", "amount", "+"),
+    (r"少な|わずか|僅か", "amount", "-"),
+    (r"高", "level", "+"),
+    (r"低(?!下)", "level", "-"),
+    (r"増|上昇|上が|上げ|悪化", "change", "+"),
+    (r"減|低下|下が|下げ|予防|防", "change", "-"),
+    (r"よく|しばしば|通常|一般に|たいてい|主に|常に|いつも", "frequency", "+"),
+    (r"まれに|稀に|めったに|ときどき|時々|時に", "frequency", "-"),
+    (r"よくある|一般的|頻度が高", "commonness", "+"),
+    (r"まれ|稀|珍し|頻度が低", "commonness", "-"),
+    (r"速|早(?!期)|急速", "speed", "+"),
+    (r"遅|ゆっくり|緩やか", "speed", "-"),
+    (r"大き", "size", "+"),
+    (r"小さ", "size", "-"),
+    (r"前(?!立)|以前|先に|まで", "time", "-"),
+    (r"(?<![予術])後(?!期)|以降|以後|あと|のち", "time", "+"),
+    (r"長", "duration", "+"),
+    (r"短", "duration", "-"),
+    (r"良|改善", "outcome", "+"),
+    (r"悪(?!性)", "outcome", "-"),
+    (r"やす[いくかけ]|容易", "ease", "+"),
+    (r"にく[いくかけ]|難し|困難", "ease", "-"),
+    (r"左", "side", "left"),
+    (r"右", "side", "right"),
+    (r"動脈", "vessel", "artery"),
+    (r"静脈", "vessel", "vein"),
 ]
 _ZH: _Table = [
     (r"多(?!种|数人)|大多数|大部分|多数", "amount", "+"), (r"少(?!数民族)|少数", "amount", "-"),
@@ -118,12 +161,14 @@ def contradicted(claim: set[str], evidence: set[str]) -> list[tuple[str, str]]:
 # -- the standard of a comparison -------------------------------------------------------------------
 
 _EN_SKIP = {"in", "the", "a", "an", "for", "among", "with", "of", "to", "at", "that", "those", "it", "is", "does", "do",
-            "in", "people", "patients"}
+            "people", "patients"}
 _STANDARD = {
     "ko": re.compile(r"([가-힣A-Za-z0-9]{1,8}?)(?:에서|에게|의\s*경우)?보다"),
     "ja": re.compile(r"([一-龥々ァ-ヶーA-Za-z0-9]{1,8})(?:で|に|の場合)?(?:より|に比べ|と比べ|と比較)"),
-    "zh": re.compile(r"(?:比|(?<=[高低多少大小快慢长短好差早晚])于|不如)([一-龥A-Za-z0-9]{1,4}?)(?=更|高|低|多|少|大|小|快|慢|长|短|常|好|差|容易|$|[，。、])"
-                     r"|(?:为|是)([一-龥A-Za-z0-9]{1,4}?)的[\d一二三四五六七八九十两]+倍"),
+    "zh": re.compile(
+        r"(?:比|(?<=[高低多少大小快慢长短好差早晚])于|不如)([一-龥A-Za-z0-9]{1,4}?)(?=更|高|低|多|少|大|小|快|慢|长|短|常|好|差|容易|$|[，。、])"
+        r"|(?:为|是)([一-龥A-Za-z0-9]{1,4}?)的[\d一二三四五六七八九十两]+倍"
+    ),
 }
 
 
@@ -142,10 +187,12 @@ def standard(text: str, language: str) -> str | None:
 # -- claims stronger than a passage's: universal quantifiers, certainty, correlation -----------------
 
 _STRONGER = {
-    "en": re.compile(r"\b(?:always|every|everyone|all\s+(?:patients|people|cases|types|forms|kinds)|completely|entirely|"
-                     r"guarantee[sd]?|certainly|definitely|invariably|without\s+exception)\b"
-                     r"|\bthe\s+(?:more|higher|greater|larger|longer|earlier|stronger)\b.{1,60}\bthe\s+(?:more|higher|"
-                     r"greater|less|lower|better|worse|stronger|larger)\b"),
+    "en": re.compile(
+        r"\b(?:always|every|everyone|all\s+(?:patients|people|cases|types|forms|kinds)|completely|entirely|"
+        r"guarantee[sd]?|certainly|definitely|invariably|without\s+exception)\b"
+        r"|\bthe\s+(?:more|higher|greater|larger|longer|earlier|stronger)\b.{1,60}\bthe\s+(?:more|higher|"
+        r"greater|less|lower|better|worse|stronger|larger)\b"
+    ),
     "ko": re.compile(r"항상|언제나|모든|반드시|완전히|예외\s*없이|확실히|[을를]?수록"),
     "ja": re.compile(r"必ず|常に|いつも|すべての|全ての|完全に|確実に|例外なく|ほど"),
     "zh": re.compile(r"所有|一定|总是|完全|彻底|必定|肯定|毫无例外|越.{1,8}越"),

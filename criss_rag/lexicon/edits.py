@@ -21,7 +21,7 @@ from criss_rag.lexicon.claims import prepare, read
 from criss_rag.lexicon.facet_words import LEXICON
 from criss_rag.lexicon.quantities import Quantity, quantity_spans, same_quantity, shares
 from criss_rag.lexicon.terms import _EN_STOP, _KO_ENDING, _stem, ko_stem
-from criss_rag.text import detect_language
+from criss_rag.language.text import detect_language
 
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
 _KO_TOKEN = re.compile(r"[가-힣]+|[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")

@@ -25,11 +25,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from criss_rag.lexicon.facets import extract
+from criss_rag.language.text import HAN, HANGUL, detect_language
 from criss_rag.lexicon import function_words as fw
+from criss_rag.lexicon.facets import extract
 from criss_rag.lexicon.normalize import normalize, normalize_numbers
 from criss_rag.lexicon.synonyms import ACRONYMS, SYNONYMS
-from criss_rag.text import HAN, HANGUL, detect_language
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,13 @@ _MARK = "\x00"  # placeholder for a synonym phrase found in the text: \x00key\x0
 _PLACEHOLDER = re.compile(f"{_MARK}([^{_MARK}]+){_MARK}")
 _PUNCTUATION = set("?!.,;:\"'()[]{}/…、。？！，；：「」『』（）·・〜~\\|")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_BINDING = {"than": "than:", "from": "from:", "versus": "versus:", "to": "to:", "into": "to:"}  # the next word is bound to these
+_BINDING = {
+    "than": "than:",
+    "from": "from:",
+    "versus": "versus:",
+    "to": "to:",
+    "into": "to:",
+}  # the next word is bound to these
 _CMP = re.compile(r"cmp:(?:>=|<=|>|<)")
 
 
@@ -127,8 +133,10 @@ _EN_FRAMES = re.compile(r"\b(?:" + "|".join(re.escape(f).replace(r"\ ", r"\s+(?:
 _EN_CONTRACTIONS = [(re.compile(r"\bcan't\b|\bcannot\b"), "can not"), (re.compile(r"\bwon't\b"), "will not"),
                     (re.compile(r"n't\b"), " not"), (re.compile(r"'(?:s|re|ve|ll|d|m)\b"), "")]
 # a word, a hyphenated compound, a number, a placeholder, or one symbol
-_LATIN_TOKEN = re.compile(rf"{_MARK}[^{_MARK}]+{_MARK}|\d+(?:\s*[+/:×]\s*\d+)+|\d+(?:[.,]\d+)*(?:-?[a-z]+)?(?:-[a-z0-9]+)*|[a-z][a-z0-9]*(?:-[a-z0-9]+)*"
-                          rf"|(?<=[a-z0-9])-(?![a-z0-9])|[^\s\w-]")
+_LATIN_TOKEN = re.compile(
+    rf"{_MARK}[^{_MARK}]+{_MARK}|\d+(?:\s*[+/:×]\s*\d+)+|\d+(?:[.,]\d+)*(?:-?[a-z]+)?(?:-[a-z0-9]+)*|[a-z][a-z0-9]*(?:-[a-z0-9]+)*"
+    rf"|(?<=[a-z0-9])-(?![a-z0-9])|[^\s\w-]"
+)
 
 
 def _latin_units(text: str, language: str, standalone_function: frozenset[str]) -> list[Unit]:
@@ -173,7 +181,9 @@ def _latin_key(word: str) -> str:
 
 # -- Korean -------------------------------------------------------------------------------------------
 
-_KO_KNOWN_SHORT = frozenset("간 폐 위 뼈 뇌 암 피 눈 입 목 배 혹 전 후 중 않 없 못 안 말 더 덜 잘 왜 또 꼭 늘 다 술 약 균 병 열 혈".split())
+_KO_KNOWN_SHORT = frozenset(
+    "간 폐 위 뼈 뇌 암 피 눈 입 목 배 혹 전 후 중 않 없 못 안 말 더 덜 잘 왜 또 꼭 늘 다 술 약 균 병 열 혈".split()
+)
 _KO_SINGLE = {w: k for k, ws in SYNONYMS["ko"].items() for w in ws if " " not in w}
 _JONG = {"ㄴ": 4, "ㄹ": 8, "ㅂ": 17}
 
@@ -248,7 +258,9 @@ def _korean_units(text: str) -> list[Unit]:
 # -- Japanese and Chinese -----------------------------------------------------------------------------
 
 _HIRAGANA = "\u3040-\u309f"
-_JA_RUN = re.compile(f"{_MARK}[^{_MARK}]+{_MARK}|[{_HIRAGANA}]+|[{HAN}\u30a0-\u30ffー]+|[^{_HIRAGANA}{HAN}\u30a0-\u30ffー{_MARK}]+")
+_JA_RUN = re.compile(
+    f"{_MARK}[^{_MARK}]+{_MARK}|[{_HIRAGANA}]+|[{HAN}\u30a0-\u30ffー]+|[^{_HIRAGANA}{HAN}\u30a0-\u30ffー{_MARK}]+"
+)
 _JA_ITEMS = sorted(set(fw.JA) | set(fw.JA_NEGATIONS) | set(fw.JA_OKURIGANA) | {"より"}, key=len, reverse=True)
 
 
@@ -481,7 +493,7 @@ def _reordered(units_a: list[Unit], units_b: list[Unit]) -> tuple[str, ...]:
     position_b = {u.key: i for i, u in enumerate(units_b) if sum(v.key == u.key for v in units_b) == 1}
     shared = [key for key in once_a if key in position_b]
     surface = {u.key: u.surface for u in units_a}
-    for first, second in zip(shared, shared[1:]):
+    for first, second in zip(shared, shared[1:], strict=False):
         if position_b[first] > position_b[second]:
             return (f"word order: {surface[first]} … {surface[second]}",)
     return ()

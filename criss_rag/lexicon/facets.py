@@ -19,8 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from criss_rag.text import detect_language
-
+from criss_rag.language.text import detect_language
 from criss_rag.lexicon.facet_words import LEXICON, NEGATION, ROMAN
 
 # -- the result -----------------------------------------------------------------------------------
@@ -214,8 +213,10 @@ _STAGE_RES = [
 ]
 _TNM_RE = re.compile(r"(?<![A-Za-z0-9])[cpy]?(?P<tnm>(?:(?:T(?:[0-4]|is|x)|N[0-3x]|M[01x])[a-d]?\d?)+)(?![A-Za-z0-9])")
 _TNM_PART = re.compile(r"(?:T(?:[0-4]|is|x)|N[0-3x]|M[01x])[a-d]?\d?")
-_GRADE_RE = re.compile(r"(?P<k>grade|gleason(?:\s+(?:score|sum|of|is|was))*|등급|グレード|グリソン|分级|级别)\s*(?P<n>\d+(?:\s*\+\s*\d+)?|IV|III|II|I)",
-                       re.IGNORECASE)
+_GRADE_RE = re.compile(
+    r"(?P<k>grade|gleason(?:\s+(?:score|sum|of|is|was))*|등급|グレード|グリソン|分级|级别)\s*(?P<n>\d+(?:\s*\+\s*\d+)?|IV|III|II|I)",
+    re.IGNORECASE,
+)
 
 
 def _stage_number(text: str) -> str:
@@ -265,7 +266,9 @@ _STATUS = [
     (r"high|高|높", "high"), (r"low|低|낮", "low"),
     (r"(?:exon\s*)?\d+\s*(?:deletion|del|insertion|ins)|[A-Z]\d{2,4}[A-Z]", "variant"),
 ]
-_MARKER_RE = re.compile(rf"(?<![A-Za-z0-9])(?P<m>{_MARKERS})(?![A-Za-z0-9])(?=(?P<rest>.{{0,24}}))", re.DOTALL | re.IGNORECASE)
+_MARKER_RE = re.compile(
+    rf"(?<![A-Za-z0-9])(?P<m>{_MARKERS})(?![A-Za-z0-9])(?=(?P<rest>.{{0,24}}))", re.DOTALL | re.IGNORECASE
+)
 _STATUS_RE = re.compile(r"^[\s-]*(?:" + "|".join(f"(?P<s{i}>{p})" for i, (p, _) in enumerate(_STATUS)) + r")",
                         re.IGNORECASE)
 
@@ -275,8 +278,11 @@ def _biomarkers(text: str) -> tuple[list[str], str]:
     out = text
     for match in _MARKER_RE.finditer(text):
         marker = re.sub(r"[\s-]", "", match.group("m").upper()).replace("/NEU", "")
-        if marker in ("ER", "PR", "HR", "AR", "RET", "MET", "KIT") and not re.match(r"[\s-]*[+\-−]|[\s-]*(?:pos|neg|양|음|陽|陰|阳|阴|mut|变|変|fus|amp|status|express)",
-                                                                                    match.group("rest"), re.IGNORECASE):
+        if marker in ("ER", "PR", "HR", "AR", "RET", "MET", "KIT") and not re.match(
+            r"[\s-]*[+\-−]|[\s-]*(?:pos|neg|양|음|陽|陰|阳|阴|mut|变|変|fus|amp|status|express)",
+            match.group("rest"),
+            re.IGNORECASE,
+        ):
             continue  # plain English words or too short to be sure without a status
         status_match = _STATUS_RE.match(match.group("rest"))
         end = match.end("m")
@@ -316,12 +322,24 @@ _CJK_PREFIX = {"ko": re.compile(r"[가-힣]"), "ja": re.compile(r"[一-龥々ァ
 # characters that end a cancer name when read backwards from its head (function words, people)
 _CJK_STOP = {"ko": set(), "ja": set("的患者方私父母夫妻"),
              "zh": set("的了得患是有和与在对于吗么我你他她们这那个及或被把将从到为用请问该等")}
-_EN_ACRONYMS = {"nsclc": "non-small cell lung cancer", "sclc": "small cell lung cancer",
-                "hcc": "hepatocellular carcinoma", "tnbc": "triple-negative breast cancer",
-                "crc": "colorectal cancer", "cll": "chronic lymphocytic leukemia", "aml": "acute myeloid leukemia",
-                "cml": "chronic myeloid leukemia", "dcis": "ductal carcinoma in situ", "lcis": "lobular carcinoma in situ",
-                "rcc": "renal cell carcinoma", "nhl": "non-hodgkin lymphoma", "gist": "gastrointestinal stromal tumor",
-                "mds": "myelodysplastic syndrome", "sccs?": "squamous cell carcinoma", "bcc": "basal cell carcinoma"}
+_EN_ACRONYMS = {
+    "nsclc": "non-small cell lung cancer",
+    "sclc": "small cell lung cancer",
+    "hcc": "hepatocellular carcinoma",
+    "tnbc": "triple-negative breast cancer",
+    "crc": "colorectal cancer",
+    "cll": "chronic lymphocytic leukemia",
+    "aml": "acute myeloid leukemia",
+    "cml": "chronic myeloid leukemia",
+    "dcis": "ductal carcinoma in situ",
+    "lcis": "lobular carcinoma in situ",
+    "rcc": "renal cell carcinoma",
+    "nhl": "non-hodgkin lymphoma",
+    "gist": "gastrointestinal stromal tumor",
+    "mds": "myelodysplastic syndrome",
+    "sccs?": "squamous cell carcinoma",
+    "bcc": "basal cell carcinoma",
+}
 _EN_ACRONYM_RE = re.compile(r"\b(" + "|".join(_EN_ACRONYMS) + r")\b", re.IGNORECASE)
 
 

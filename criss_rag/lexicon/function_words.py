@@ -32,12 +32,28 @@ EN_FRAMES = (
 #: Question frames of Korean, Japanese and Chinese, removed as a whole before words are read
 #: (regular expressions: "could you tell me", "I want to know", "please").
 FRAMES = {
-    "ko": (r"알려\s*주(?:실\s*수\s*있(?:을까요|나요|습니까|으신가요)|시겠어요|시겠습니까|세요|십시오|실래요)",
-           r"알고\s*싶(?:어요|습니다|은데요|다)", r"궁금(?:해요|합니다|한데요|하다)", r"(?<![가-힣])혹시(?![가-힣])"),
-    "ja": (r"(?:について)?教えて(?:ください|下さい|くれますか|もらえますか|いただけますか|いただけますでしょうか|ほしい)?",
-           r"を?知りたい(?:です)?", r"について"),
-    "zh": (r"请问", r"請問", r"麻烦您?告诉我", r"麻煩您?告訴我", r"请?告诉我", r"請?告訴我", r"我想(?:知道|了解)",
-           r"介绍一下", r"介紹一下"),
+    "ko": (
+        r"알려\s*주(?:실\s*수\s*있(?:을까요|나요|습니까|으신가요)|시겠어요|시겠습니까|세요|십시오|실래요)",
+        r"알고\s*싶(?:어요|습니다|은데요|다)",
+        r"궁금(?:해요|합니다|한데요|하다)",
+        r"(?<![가-힣])혹시(?![가-힣])",
+    ),
+    "ja": (
+        r"(?:について)?教えて(?:ください|下さい|くれますか|もらえますか|いただけますか|いただけますでしょうか|ほしい)?",
+        r"を?知りたい(?:です)?",
+        r"について",
+    ),
+    "zh": (
+        r"请问",
+        r"請問",
+        r"麻烦您?告诉我",
+        r"麻煩您?告訴我",
+        r"请?告诉我",
+        r"請?告訴我",
+        r"我想(?:知道|了解)",
+        r"介绍一下",
+        r"介紹一下",
+    ),
 }
 
 #: Korean particles and endings cut from the end of a word (longest first, repeatedly). A leading
@@ -55,12 +71,16 @@ KO_ENDINGS = tuple(sorted(set("""
 """.split()), key=len, reverse=True))
 
 #: Korean words that are all frame (question words of the frame, light verbs, pronouns).
-KO = frozenset("""
-무엇 무엇이 무엇인가 뭐 뭔가 뭘 어떻게 어떤 어느 어떠 얼마 알려 주세요 주 알 알고 싶 싶어요 싶습니다 궁금 궁금해 궁금합니다
+KO = frozenset(
+    """
+무엇 무엇이 무엇인가 뭐 뭔가 뭘 어떻게 어떤 어느 어떠 얼마 알려 주세요 주 알 알고 싶 싶어요 싶습니다
+궁금 궁금해 궁금합니다
 하 되 돼 있 이 그 저 제 저의 나 우리 제가 저는 저도 내가 나는
 돼요 되나요 되요 됩니까 됩니다 되죠 하나요 해요 합니까 합니다 할까요 하죠 있나요 있어요 있습니까 있을까요 있죠
-인가요 입니까 입니다 이에요 예요 뭔가요 뭐예요 뭐죠 것 거 수 등 대해 대한 관해 관한 위해 위한 통해 경우 때 좀 혹시 정말 과연
-""".split())
+인가요 입니까 입니다 이에요 예요 뭔가요 뭐예요 뭐죠 것 거 수 등 대해 대한 관해 관한 위해 위한 통해 경우 때 좀
+혹시 정말 과연
+""".split()
+)
 
 #: Japanese particles, auxiliaries and endings, cut out of hiragana runs (longest first). Those
 #: marked okurigana only where a hiragana run follows a kanji run (治り, 高い, 上げる).

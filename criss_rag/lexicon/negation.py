@@ -18,13 +18,19 @@ import re
 
 # constructions whose cue word negates nothing (removed before the cues are counted)
 NOT_NEGATING: dict[str, re.Pattern] = {
-    "en": re.compile(r"\bnot\s+(?:only|just|merely|simply)\b|\bno\s+matter\b|\bwhether\s+or\s+not\b|"
-                     r"\bif\s+not\s+all\b|\bnot\s+least\b|\bnothing\s+but\b"),
+    "en": re.compile(
+        r"\bnot\s+(?:only|just|merely|simply)\b|\bno\s+matter\b|\bwhether\s+or\s+not\b|"
+        r"\bif\s+not\s+all\b|\bnot\s+least\b|\bnothing\s+but\b"
+    ),
     "ko": re.compile(r"뿐(?:만)?\s*(?:아니라|아니고)|[을를]\s*비롯|아니면"),
-    "ja": re.compile(r"だけ(?:で)?(?:は)?なく|のみならず|ばかりでなく|に限らず|にかかわらず|に関わらず|少な|危な|必ず|わずか|まず|"
-                     r"ないし|いずれ|絶えず|相変わらず|思わず"),
-    "zh": re.compile(r"不仅|不但|不只|不光|不止|不同|不断|不少|不久|不过|不论|不管|无论|未来|非常|差不多|并不只|"
-                     r"不适|不良反应|无关紧要|莫不|非但|不仅仅|是否|能否|可否|与否|不如"),
+    "ja": re.compile(
+        r"だけ(?:で)?(?:は)?なく|のみならず|ばかりでなく|に限らず|にかかわらず|に関わらず|少な|危な|必ず|わずか|まず|"
+        r"ないし|いずれ|絶えず|相変わらず|思わず"
+    ),
+    "zh": re.compile(
+        r"不仅|不但|不只|不光|不止|不同|不断|不少|不久|不过|不论|不管|无论|未来|非常|差不多|并不只|"
+        r"不适|不良反应|无关紧要|莫不|非但|不仅仅|是否|能否|可否|与否|不如"
+    ),
 }
 
 CUES: dict[str, re.Pattern] = {

@@ -20,7 +20,7 @@ from criss_rag.lexicon.directions import CUES as DIRECTION_CUES
 from criss_rag.lexicon.facet_words import LEXICON
 from criss_rag.lexicon.negation import CUES as NEGATION_CUES
 from criss_rag.lexicon.quantities import shares
-from criss_rag.text import detect_language
+from criss_rag.language.text import detect_language
 
 _EN_STOP = frozenset(
     """a an and are as at be been being but by can could do does did for from had has have he her his how i if in into

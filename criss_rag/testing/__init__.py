@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, ClassVar
+from typing import Any, AnyStr
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
@@ -36,22 +36,55 @@ from criss_rag.config import parse_pipeline_text
 from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.engine import Engine
-from criss_rag.indexing import ingest
+from criss_rag.indexing.ingestion import ingest
+from criss_rag.language.text import split_sentences
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
-from criss_rag.text import split_sentences
 from criss_rag.types import (
-    Answer, CacheHit, CacheScope, Context, Generation, Hit, JudgeVerdict, Query, Refusal, SentenceSupport,
+    Answer,
+    CacheHit,
+    CacheScope,
+    Context,
+    Generation,
+    Hit,
+    JudgeVerdict,
+    Query,
+    Refusal,
+    SentenceSupport,
 )
 
 #: Six short documents, one per cancer of the Korean system, written for tests.
 TINY_CORPUS: list[dict[str, str]] = [
-    {"doc_id": "liver", "title": "Liver cancer", "text": "Liver cancer starts in liver cells. Hepatitis B infection raises the risk of liver cancer."},
-    {"doc_id": "colorectal", "title": "Colorectal cancer", "text": "Colorectal cancer grows in the colon or rectum. A colonoscopy can find colorectal polyps early."},
-    {"doc_id": "gastric", "title": "Stomach cancer", "text": "Stomach cancer begins in the stomach lining. Endoscopy is the main test for stomach cancer."},
-    {"doc_id": "breast", "title": "Breast cancer", "text": "Breast cancer forms in breast tissue. Mammography screening finds breast cancer early."},
-    {"doc_id": "pancreatic", "title": "Pancreatic cancer", "text": "Pancreatic cancer often causes jaundice. Pancreatic cancer is hard to find early."},
-    {"doc_id": "lung", "title": "Lung cancer", "text": "Lung cancer is linked to smoking. A persistent cough can be a sign of lung cancer."},
+    {
+        "doc_id": "liver",
+        "title": "Liver cancer",
+        "text": "Liver cancer starts in liver cells. Hepatitis B infection raises the risk of liver cancer.",
+    },
+    {
+        "doc_id": "colorectal",
+        "title": "Colorectal cancer",
+        "text": "Colorectal cancer grows in the colon or rectum. A colonoscopy can find colorectal polyps early.",
+    },
+    {
+        "doc_id": "gastric",
+        "title": "Stomach cancer",
+        "text": "Stomach cancer begins in the stomach lining. Endoscopy is the main test for stomach cancer.",
+    },
+    {
+        "doc_id": "breast",
+        "title": "Breast cancer",
+        "text": "Breast cancer forms in breast tissue. Mammography screening finds breast cancer early.",
+    },
+    {
+        "doc_id": "pancreatic",
+        "title": "Pancreatic cancer",
+        "text": "Pancreatic cancer often causes jaundice. Pancreatic cancer is hard to find early.",
+    },
+    {
+        "doc_id": "lung",
+        "title": "Lung cancer",
+        "text": "Lung cancer is linked to smoking. A persistent cough can be a sign of lung cancer.",
+    },
 ]
 
 _TOKEN = re.compile(r"\w+")
@@ -82,7 +115,9 @@ class FakeLoader:
             if "text" not in record:
                 self.skipped.append((doc_id, "no text"))
                 continue
-            yield Document(id_=doc_id, text=record["text"], metadata={"doc_id": doc_id, "title": record.get("title", "")})
+            yield Document(
+                id_=doc_id, text=record["text"], metadata={"doc_id": doc_id, "title": record.get("title", "")}
+            )
 
 
 class FakeChunker:
@@ -127,11 +162,11 @@ def hash_embedding(params: BaseModel, ctx: ComponentContext) -> HashEmbedding:
 
 
 class CountingEmbedding(HashEmbedding):
-    """:class:`HashEmbedding` that records every text it embeds in ``CountingEmbedding.texts``
-    (clear it before counting) and sleeps ``delay_s`` per batch (to make an ingest slow enough to
-    interrupt)."""
+    """:class:`HashEmbedding` that records every text it embeds in its own ``texts`` list and
+    sleeps ``delay_s`` per batch (to make an ingest slow enough to interrupt). Each pipeline builds
+    its own instance: read what an ingest embedded with ``pipeline.embedding(requested_by="test").texts``."""
 
-    texts: ClassVar[list[str]] = []
+    texts: list[str] = Field(default_factory=list, exclude=True)
     delay_s: float = 0.0
 
     class Params(BaseModel):
@@ -142,7 +177,7 @@ class CountingEmbedding(HashEmbedding):
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
         if self.delay_s:
             time.sleep(self.delay_s)
-        CountingEmbedding.texts.extend(texts)
+        self.texts.extend(texts)
         return [self._vector(text) for text in texts]
 
     def _get_text_embedding(self, text: str) -> list[float]:
@@ -275,10 +310,9 @@ class AllContext:
 class EchoGenerator:
     """Quotes evidence [1] and cites it; ``cite`` changes the marker (e.g. ``99`` or ``none``).
 
-    ``calls`` counts generate() calls, so tests can check that a refusal calls no generator.
+    ``calls`` counts this instance's generate() calls, so tests can check that a refusal calls no
+    generator: read it from the pipeline that answered, ``engine.pipeline.one("generator").calls``.
     """
-
-    calls = 0
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -286,9 +320,10 @@ class EchoGenerator:
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
+        self.calls = 0
 
     def generate(self, query: Query, context: Context) -> Generation:
-        EchoGenerator.calls += 1
+        self.calls += 1
         first = context.evidence[0].text if context.evidence else ""
         marker = "" if self.params.cite == "none" else f" [{self.params.cite}]"
         return Generation(text=f"{first}{marker}", model="fake-echo")
@@ -484,7 +519,9 @@ generator: {name: fake-echo}
 """
 
 
-def plugin_host(plugins: Mapping[str, Any] | None = None, *, entry_points: bool = False, strict: bool = True) -> PluginHost:
+def plugin_host(
+    plugins: Mapping[str, Any] | None = None, *, entry_points: bool = False, strict: bool = True
+) -> PluginHost:
     """A fresh host with the fake plugin plus ``plugins`` (installed entry points only if asked)."""
     return PluginHost(strict=strict, only=None, use_entry_points=entry_points,
                       extra_plugins={"fake": fake_plugin, **(plugins or {})})
@@ -503,14 +540,47 @@ def registered_plugin(name: str, plugin: Any, *, entry_points: bool = True) -> I
             host.pm.unregister(name=plugin_name)
 
 
+def replaced(text: AnyStr, old: AnyStr, new: AnyStr, *more: AnyStr) -> AnyStr:
+    """``text`` with every ``old`` replaced by ``new`` (then each further ``old, new`` pair in
+    ``more``, in order), like ``str.replace`` (``bytes`` too), except that an ``old`` not in the
+    text is an error: a fixture edit that silently changed nothing would leave a test checking the
+    unedited fixture.
+
+    Example::
+
+        yaml_text = replaced(FAKE_PIPELINE_YAML, "min_score: 1", "min_score: 0")
+        yaml_text = replaced(TEMPLATE, "DOCS", json.dumps(docs), "INDEX", "flat")
+    """
+    if len(more) % 2:
+        raise TypeError(f"replaced() takes old/new pairs; the last one, {more[-1]!r}, has no replacement")
+    pairs: list[tuple[AnyStr, AnyStr]] = [(old, new), *zip(more[::2], more[1::2], strict=True)]
+    for old_text, new_text in pairs:
+        if old_text not in text:
+            more_text = "..." if len(text) > 200 else ""
+            raise ValueError(
+                f"replaced(): {old_text!r} is not in the text, so replacing it with {new_text!r} would change "
+                f"nothing. The fixture no longer reads as the test expects; edit the test to match it. "
+                f"The text begins: {text[:200]!r}{more_text}"
+            )
+        text = text.replace(old_text, new_text)
+    return text
+
+
 def pipeline_from_yaml(yaml_text: str, base_dir: Path, host: PluginHost | None = None,
                        overrides: Sequence[str] = ()) -> Pipeline:
     host = host or plugin_host()
     return Pipeline(parse_pipeline_text(yaml_text, host.registry, base_dir=base_dir, overrides=overrides), host)
 
 
+def engine_from_yaml(yaml_text: str, base_dir: Path, host: PluginHost | None = None,
+                     overrides: Sequence[str] = ()) -> Engine:
+    """Ingest (into ``base_dir``) a pipeline given as YAML text and open an engine on it; the
+    components it built are ``engine.pipeline.one(stage)`` (e.g. the fake generator's ``calls``)."""
+    pipeline = pipeline_from_yaml(yaml_text, base_dir, host, overrides)
+    ingest(pipeline)
+    return Engine.open(pipeline)
+
+
 def run_pipeline(yaml_text: str, question: str, base_dir: Path, host: PluginHost | None = None, **ask: Any) -> Answer:
     """Ingest (into ``base_dir``) and answer one question with a pipeline given as YAML text."""
-    pipeline = pipeline_from_yaml(yaml_text, base_dir, host)
-    ingest(pipeline)
-    return Engine.open(pipeline).ask(question, **ask)
+    return engine_from_yaml(yaml_text, base_dir, host).ask(question, **ask)

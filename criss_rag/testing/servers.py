@@ -555,7 +555,9 @@ class OpenAIStubServer(StubServer):
 
         def events() -> Iterator[bytes]:
             for piece in _pieces(thinking) if thinking else ():
-                yield _sse({**head, "choices": [{"index": 0, "delta": {"reasoning_content": piece}, "finish_reason": None}]})
+                yield _sse(
+                    {**head, "choices": [{"index": 0, "delta": {"reasoning_content": piece}, "finish_reason": None}]}
+                )
             for i, piece in enumerate(_pieces(text)):
                 if self.keep_alive_every and i % self.keep_alive_every == 0:
                     yield b": keep-alive\n\n"

@@ -7,9 +7,9 @@ import pytest
 from llama_index.core.schema import NodeWithScore
 
 import criss_rag_pii.plugin as plugin
+from criss_rag import PluginHost
 from criss_rag.errors import ConfigError
-from criss_rag.plugins import PluginHost
-from criss_rag.testing import pipeline_from_yaml, plugin_host, run_pipeline
+from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced, run_pipeline
 from criss_rag.types import Hit, Query, text_node
 from criss_rag_pii import PiiRedact
 
@@ -81,7 +81,7 @@ def test_the_answer_cites_redacted_evidence(tmp_path):
 
 def test_a_bad_option_names_the_key(tmp_path):
     host = plugin_host({"pii": plugin})
-    yaml_text = PIPELINE_YAML.replace("{name: pii-redact}", "{name: pii-redact, kinds: [email, fax]}")
+    yaml_text = replaced(PIPELINE_YAML, "{name: pii-redact}", "{name: pii-redact, kinds: [email, fax]}")
     with pytest.raises(ConfigError, match="key 'kinds.1'"):
         pipeline_from_yaml(yaml_text, tmp_path, host)
 

@@ -7,18 +7,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
-from criss_rag.refusal_messages import INSUFFICIENT_EVIDENCE
-from criss_rag.chinese_script import message_for
-from criss_rag.text import detect_language
+from criss_rag.plugin_utils import INSUFFICIENT_EVIDENCE, detect_language, message_for, refers_to
 from criss_rag.types import Context, Evidence, Hit, Query, Refusal
 from criss_rag_basic.languages import hit_language
 
 #: the question languages ``detect_language`` tells apart; a per-language setting names each of them
 LANGUAGES = ("en", "ko", "ja", "zh")
 
-DEFAULT_REFUSALS = INSUFFICIENT_EVIDENCE  # the engine's own table (criss_rag.refusal_messages)
+DEFAULT_REFUSALS = INSUFFICIENT_EVIDENCE  # the engine's own table (criss_rag.answering.refusal_messages)
 
 #: Words that name a cancer (regular expressions, case-insensitive), in English, Korean, Japanese
 #: and Chinese. A question that names none is held to `min_coverage_no_cancer`.
@@ -98,7 +95,8 @@ class EvidenceThreshold:
             json_schema_extra=refers_to(keys="language"),
         )
         no_evidence_message: dict[str, str] | None = Field(
-            None, description="refusal text when nothing at all was retrieved (e.g. 'No references'); default: `message`",
+            None,
+            description="refusal text when nothing at all was retrieved (e.g. 'No references'); default: `message`",
             json_schema_extra=refers_to(keys="language"),
         )
 

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError
-from criss_rag.text import detect_language
+from criss_rag.plugin_utils import detect_language
 
 DEFAULT_ANALYZERS: dict[str, str] = {"ja": "mecab", "ko": "kiwi", "zh": "jieba", "en": "english"}
 # Where the language analyzers come from, for the error when one is not installed. Names only:

@@ -10,7 +10,6 @@ from llama_index.core.schema import Document, NodeRelationship, RelatedNodeInfo,
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from criss_rag.context import ComponentContext
-
 from criss_rag_basic.html_text import html_to_text
 
 
@@ -35,9 +34,13 @@ class WholeDocumentChunker:
 
 # Linear time on any input: a heading's attributes and text are bounded and cannot run past the
 # next heading tag, so a document full of unclosed "<h1>" costs one pass, not one pass per tag.
-_HTML_HEADING = re.compile(r"(<h([1-6])\b[^<>]{0,500}>(?:(?!</?h[1-6]\b).){0,2000}?</h\2\s*>)", re.IGNORECASE | re.DOTALL)
-_HTML_TAG = re.compile(r"</?(?:p|div|br|li|ul|ol|span|table|tr|td|th|h[1-6]|section|article|strong|em|b|i|a)\b[^<>]{0,2000}>",
-                       re.IGNORECASE)
+_HTML_HEADING = re.compile(
+    r"(<h([1-6])\b[^<>]{0,500}>(?:(?!</?h[1-6]\b).){0,2000}?</h\2\s*>)", re.IGNORECASE | re.DOTALL
+)
+_HTML_TAG = re.compile(
+    r"</?(?:p|div|br|li|ul|ol|span|table|tr|td|th|h[1-6]|section|article|strong|em|b|i|a)\b[^<>]{0,2000}>",
+    re.IGNORECASE,
+)
 #: A section longer than this many characters is cut (at a line end or a sentence end where there is
 #: one) into pieces of at most this size before the sentence splitter sees it: the splitter's time
 #: grows faster than linearly on one long run of text without breaks.
@@ -91,7 +94,9 @@ class SectionChunker:
         @model_validator(mode="after")
         def _overlap_below_size(self) -> SectionChunker.Params:
             if self.overlap_tokens >= self.max_tokens:
-                raise ValueError(f"overlap_tokens ({self.overlap_tokens}) must be smaller than max_tokens ({self.max_tokens})")
+                raise ValueError(
+                    f"overlap_tokens ({self.overlap_tokens}) must be smaller than max_tokens ({self.max_tokens})"
+                )
             return self
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:

@@ -14,11 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.config.references import refers_to
-from criss_rag.chinese_script import message_for
 from criss_rag.context import ComponentContext
-from criss_rag.relevance import FILLER_WORDS
-from criss_rag.text import detect_language, split_sentences
+from criss_rag.plugin_utils import FILLER_WORDS, detect_language, message_for, refers_to, split_sentences
 from criss_rag.types import Context, Generation, Query
 from criss_rag_basic.languages import evidence_language_note, hit_language
 

@@ -46,7 +46,9 @@ class _TextExtractor(HTMLParser):
             self.parts.append(_HEADINGS[tag] + " ")
         if tag in ("ul", "ol"):
             start = next((value for key, value in attrs if key == "start"), None)
-            self._lists.append([int(start) if tag == "ol" and start and start.isdigit() else 1 if tag == "ol" else None])
+            self._lists.append(
+                [int(start) if tag == "ol" and start and start.isdigit() else 1 if tag == "ol" else None]
+            )
         elif tag == "li":
             counter = self._lists[-1] if self._lists else [None]
             if counter[0] is None:

@@ -14,7 +14,21 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 #: Question-frame nouns that name no topic (compared with whole keywords, after NFKC and lowercasing).
-DEFAULT_STOPWORDS = ["こと", "もの", "ため", "よう", "とき", "場合", "方法", "何", "どれ", "どこ", "いつ", "誰", "どのくらい"]
+DEFAULT_STOPWORDS = [
+    "こと",
+    "もの",
+    "ため",
+    "よう",
+    "とき",
+    "場合",
+    "方法",
+    "何",
+    "どれ",
+    "どこ",
+    "いつ",
+    "誰",
+    "どのくらい",
+]
 
 
 def unique(items: Iterable[str]) -> list[str]:

@@ -21,11 +21,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
-from criss_rag.structured import ParseStats, complete_json
+from criss_rag.plugin_utils import ParseStats, complete_json, refers_to
 from criss_rag.types import Query
-
 from criss_rag_basic.keyterms import DEFAULT_STOPWORDS, parse_keyword_reply, surface_keywords
 
 log = logging.getLogger(__name__)

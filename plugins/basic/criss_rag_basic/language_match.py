@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.text import detect_language
+from criss_rag.plugin_utils import detect_language
 from criss_rag.types import Hit, Query
 from criss_rag_basic.languages import hit_language
 
@@ -34,7 +34,7 @@ class LanguageMatch:
         if not any(same):
             return hits
         out = []
-        for hit, match in zip(hits, same):
+        for hit, match in zip(hits, same, strict=True):
             factor = self.params.weight if match else 1.0
             boosted = hit.with_score(hit.score * factor)
             boosted.signals[self.params.signal] = factor

@@ -3,8 +3,7 @@ written in another language than the question (a Korean question answered from E
 
 from __future__ import annotations
 
-from criss_rag.chinese_script import message_for
-from criss_rag.text import detect_language
+from criss_rag.plugin_utils import detect_language, message_for
 from criss_rag.types import Hit
 
 #: metadata fields a loader may set with a passage's language (the Korean export's `lang`)

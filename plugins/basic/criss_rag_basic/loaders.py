@@ -14,8 +14,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
-from criss_rag.sources import corpus_file, file_fingerprint, index_fields_param, make_document, read_csv, read_records
-
+from criss_rag.plugin_utils import (
+    corpus_file,
+    file_fingerprint,
+    index_fields_param,
+    make_document,
+    read_csv,
+    read_records,
+)
 from criss_rag_basic.html_text import html_to_text
 
 
@@ -189,7 +195,9 @@ class NccJsonLoader:
                 self.skipped.append((f"cancer={cancer} menu={menu} lang={lang}", "no text left after HTML cleaning"))
                 continue
             metadata = {
-                "title": str(first.get(f.title) or f"{first.get(f.cancer_name, cancer)}: {first.get(f.menu_name, menu)}"),
+                "title": str(
+                    first.get(f.title) or f"{first.get(f.cancer_name, cancer)}: {first.get(f.menu_name, menu)}"
+                ),
                 "cancer_id": cancer,
                 "cancer_name": str(first.get(f.cancer_name, "")),
                 "menu_id": menu,

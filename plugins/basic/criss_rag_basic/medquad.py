@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
-from criss_rag.sources import index_fields_param, make_document, paths_fingerprint
+from criss_rag.plugin_utils import index_fields_param, make_document, paths_fingerprint
 
 _BARE_AMPERSAND = re.compile(rb"&(?!#\d+;|#x[0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)")
 
@@ -39,7 +39,9 @@ class MedQuadXmlLoader:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        path: str = Field(description="a MedQuAD XML file or a folder searched recursively for *.xml (relative to the config file)")
+        path: str = Field(
+            description="a MedQuAD XML file or a folder searched recursively for *.xml (relative to the config file)"
+        )
         unit: Literal["pair", "qtype"] = Field(
             "pair",
             description="pair: one document per question-answer pair (citations point at one answer); qtype: one per "
@@ -107,7 +109,9 @@ class MedQuadXmlLoader:
             try:  # the commonest defect: a bare "&" in text
                 root = ET.fromstring(_BARE_AMPERSAND.sub(b"&amp;", data))
             except ET.ParseError as exc:
-                self.skipped.append((str(file), f"not well-formed XML (line {exc.position[0]}, column {exc.position[1]})"))
+                self.skipped.append(
+                    (str(file), f"not well-formed XML (line {exc.position[0]}, column {exc.position[1]})")
+                )
                 return None
         if root.tag != "Document":
             self.skipped.append((str(file), f"root element is <{root.tag}>, not a MedQuAD <Document>"))

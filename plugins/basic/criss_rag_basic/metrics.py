@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from criss_rag.context import ComponentContext
-from criss_rag.support import answer_sentences
+from criss_rag.plugin_utils import answer_sentences
 from criss_rag.types import Answer
 
 

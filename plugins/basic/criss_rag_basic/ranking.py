@@ -11,8 +11,8 @@ from typing import Any, Literal
 from llama_index.core.schema import NodeWithScore
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from criss_rag.config.references import DECLARES_SIGNAL, refers_to
 from criss_rag.context import ComponentContext
+from criss_rag.plugin_utils import DECLARES_SIGNAL, refers_to
 from criss_rag.types import Hit, Query
 
 
@@ -188,8 +188,12 @@ class MetadataBoost:
         )
         mode: Literal["multiply", "add"] = Field("multiply", description="multiply the score by weight, or add weight")
         weight: float = Field(1.5, description="the boost: a factor (multiply, > 0) or an amount (add)")
-        signal: str = Field("metadata-boost", min_length=1, description="signal name the applied boost is recorded under",
-                            json_schema_extra=DECLARES_SIGNAL)
+        signal: str = Field(
+            "metadata-boost",
+            min_length=1,
+            description="signal name the applied boost is recorded under",
+            json_schema_extra=DECLARES_SIGNAL,
+        )
 
         @model_validator(mode="after")
         def _check(self) -> MetadataBoost.Params:

@@ -30,7 +30,9 @@ class BM25:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        analyzer: str | dict[str, Any] = Field("standard", description="registered analyzer name, or {name: ..., params}")
+        analyzer: str | dict[str, Any] = Field(
+            "standard", description="registered analyzer name, or {name: ..., params}"
+        )
         k1: float = Field(1.5, gt=0, description="term-frequency saturation")
         b: float = Field(0.75, ge=0, le=1, description="document-length normalisation")
         repeat_fields: dict[str, int] = Field(
@@ -67,7 +69,9 @@ class BM25:
             index = bm25s.BM25.load(str(directory), load_corpus=True, show_progress=False)
             self._node_ids = [record["node_id"] for record in index.corpus]
         except (OSError, ValueError, KeyError) as exc:
-            raise IndexStoreError(f"BM25 index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`") from None
+            raise IndexStoreError(
+                f"BM25 index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`"
+            ) from None
         index.corpus = None  # answer with row numbers; the chunks live in the docstore
         self._index = index
         self._docstore = docstore

@@ -21,11 +21,10 @@ from datetime import UTC, datetime
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.text import detect_language
-from criss_rag.types import Answer, CacheHit, CacheScope, Query
-
 from criss_rag.lexicon.equivalence import canonical_text, compare
 from criss_rag.lexicon.facets import Facets, extract
+from criss_rag.plugin_utils import detect_language
+from criss_rag.types import Answer, CacheHit, CacheScope, Query
 from criss_rag_cache.store import CacheFile
 
 
@@ -53,9 +52,13 @@ class SemanticCache:
         model_config = ConfigDict(extra="forbid")
         path: str = Field(".criss_rag/cache/answers.sqlite",
                           description="the SQLite file (relative to the YAML file); kept across restarts")
-        threshold: float = Field(0.85, ge=0.5, le=1.0,
-                                 description="least cosine similarity for a stored question to be compared word by word "
-                                             "(a prerequisite of a hit, never the decision)")
+        threshold: float = Field(
+            0.85,
+            ge=0.5,
+            le=1.0,
+            description="least cosine similarity for a stored question to be compared word by word "
+            "(a prerequisite of a hit, never the decision)",
+        )
         max_entries: int = Field(1000, ge=1, description="answers kept; the least recently used go first")
         embedding: str | dict | None = Field(
             None, description="a registered embedding (name, or {name, params}) to compare questions with; "

@@ -67,25 +67,37 @@ class CacheFile:
             if found is None:
                 self._db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
             elif found[0] != FORMAT:
-                raise DataError(f"{path}: a cache file of another format ({found[0]}); delete it or name another `path:`")
+                raise DataError(
+                    f"{path}: a cache file of another format ({found[0]}); delete it or name another `path:`"
+                )
         except sqlite3.DatabaseError as exc:
-            raise DataError(f"{path}: not a readable semantic-cache file ({exc}); delete it or name another `path:`") from None
+            raise DataError(
+                f"{path}: not a readable semantic-cache file ({exc}); delete it or name another `path:`"
+            ) from None
 
     def candidates(self, scope: str, model: str, guard: str) -> tuple[list[int], list[str], np.ndarray]:
         """Ids, questions and vectors of the rows that may answer: same scope, embedding and guard."""
         with self._lock:
-            rows = self._db.execute("SELECT id, question, vector FROM entries WHERE scope = ? AND model = ? AND guard = ?",
-                                    (scope, model, guard)).fetchall()
+            rows = self._db.execute(
+                "SELECT id, question, vector FROM entries WHERE scope = ? AND model = ? AND guard = ?",
+                (scope, model, guard),
+            ).fetchall()
         if not rows:
             return [], [], np.zeros((0, 0), dtype=np.float32)
-        return [r[0] for r in rows], [r[1] for r in rows], np.stack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
+        return (
+            [r[0] for r in rows],
+            [r[1] for r in rows],
+            np.stack([np.frombuffer(r[2], dtype=np.float32) for r in rows]),
+        )
 
     def use(self, row_id: int) -> Row | None:
         """The row, marked as just used (LRU)."""
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("UPDATE entries SET last_used = ?, hits = hits + 1 WHERE id = ?", (time.time(), row_id))
-            found = self._db.execute("SELECT id, question, answer, stored FROM entries WHERE id = ?", (row_id,)).fetchone()
+            found = self._db.execute(
+                "SELECT id, question, answer, stored FROM entries WHERE id = ?", (row_id,)
+            ).fetchone()
         return Row(*found) if found else None
 
     def put(self, *, scope: str, model: str, guard: str, question: str, vector: np.ndarray, answer: str,
@@ -95,7 +107,9 @@ class CacheFile:
         blob = np.asarray(vector, dtype=np.float32).tobytes()
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute("DELETE FROM entries WHERE scope = ? AND model = ? AND question = ?", (scope, model, question))
+            self._db.execute(
+                "DELETE FROM entries WHERE scope = ? AND model = ? AND question = ?", (scope, model, question)
+            )
             self._db.execute(
                 "INSERT INTO entries (scope, model, guard, question, vector, answer, config_hash, corpus_version, "
                 "filters, language, stored, last_used) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -103,7 +117,8 @@ class CacheFile:
                  json.dumps(filters, sort_keys=True, ensure_ascii=False, default=str), language, stored, time.time()),
             )
             self._db.execute(
-                "DELETE FROM entries WHERE id IN (SELECT id FROM entries ORDER BY last_used DESC, id DESC LIMIT -1 OFFSET ?)",
+                "DELETE FROM entries WHERE id IN (SELECT id FROM entries ORDER BY last_used DESC, id DESC LIMIT -1 "
+                "OFFSET ?)",
                 (self.max_entries,),
             )
 

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from criss_rag.sources import read_jsonl
+from criss_rag.plugin_utils import read_jsonl
 
 CACHE_SUFFIX = ".pages.jsonl"
 

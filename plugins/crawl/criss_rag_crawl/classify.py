@@ -63,10 +63,43 @@ GUIDELINE_PATH_WORDS = ("cq", "chapter", "clinical", "treatment", "diagnosis", "
 SITE_PATH_WORDS = ("about", "society", "member", "members", "contact", "privacy", "policy", "sitemap", "links",
                    "link", "news", "access", "login", "admin", "form", "forms", "download", "copyright",
                    "terms", "faq", "greeting", "aisatsu", "kaiin", "gakkai", "committee", "board", "events")
-SITE_TITLE_WORDS = ("学会", "研究会", "会員", "役員", "理事", "委員会", "お問い合わせ", "問い合わせ", "リンク", "サイトマップ",
-                    "個人情報", "利用規約", "お知らせ", "ごあいさつ", "挨拶", "入会", "申込", "申請書", "様式",
-                    "학회", "회원", "문의", "개인정보", "이용약관", "공지", "사이트맵", "about us", "contact",
-                    "privacy", "sitemap", "members", "society", "links", "news", "application form")
+SITE_TITLE_WORDS = (
+    "学会",
+    "研究会",
+    "会員",
+    "役員",
+    "理事",
+    "委員会",
+    "お問い合わせ",
+    "問い合わせ",
+    "リンク",
+    "サイトマップ",
+    "個人情報",
+    "利用規約",
+    "お知らせ",
+    "ごあいさつ",
+    "挨拶",
+    "入会",
+    "申込",
+    "申請書",
+    "様式",
+    "학회",
+    "회원",
+    "문의",
+    "개인정보",
+    "이용약관",
+    "공지",
+    "사이트맵",
+    "about us",
+    "contact",
+    "privacy",
+    "sitemap",
+    "members",
+    "society",
+    "links",
+    "news",
+    "application form",
+)
 _WORD = re.compile(r"[a-z0-9]+")
 #: Latin characters one Han or kana character counts as in the length rule (about a word).
 CJK_WEIGHT = 3
@@ -89,10 +122,14 @@ class HeuristicSettings(BaseModel):
     """Thresholds of the heuristic (see :mod:`criss_rag_crawl.classify`)."""
 
     model_config = ConfigDict(extra="forbid")
-    min_text_chars: int = Field(100, ge=0, description="pages with less text are non-medical: non-space characters, "
-                                "a Han or kana character counted as 3 and a Hangul syllable as 2 (100 is about 20 English "
-                                "words or 33 Japanese characters); a page with twice min_medical_terms medical terms "
-                                "needs only a quarter of it")
+    min_text_chars: int = Field(
+        100,
+        ge=0,
+        description="pages with less text are non-medical: non-space characters, "
+        "a Han or kana character counted as 3 and a Hangul syllable as 2 (100 is about 20 English "
+        "words or 33 Japanese characters); a page with twice min_medical_terms medical terms "
+        "needs only a quarter of it",
+    )
     max_link_ratio: float = Field(0.5, ge=0.0, le=1.0, description="pages whose text is at least this share of link "
                                                                    "text are non-medical (navigation, link lists)")
     min_medical_terms: int = Field(3, ge=1, description="distinct lexicon terms a medical page uses at least")
@@ -145,7 +182,9 @@ def classify_page(url: str, page: Page, settings: HeuristicSettings) -> Verdict:
         return Verdict(NON_MEDICAL, f"about the site or society: {where}; {numbers}", terms)
     if len(terms) >= settings.min_medical_terms:
         shown = ", ".join(terms[:6]) + (", ..." if len(terms) > 6 else "")
-        return Verdict(MEDICAL, f"medical: {len(terms)} medical terms ({shown}); {chars:,} chars; links {ratio:.0%}", terms)
+        return Verdict(
+            MEDICAL, f"medical: {len(terms)} medical terms ({shown}); {chars:,} chars; links {ratio:.0%}", terms
+        )
     return Verdict(NON_MEDICAL, f"too few medical terms: {len(terms)} < {settings.min_medical_terms}; {numbers}", terms)
 
 

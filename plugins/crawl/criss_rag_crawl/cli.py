@@ -11,20 +11,31 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from criss_rag.cli.context import host_from
 from criss_rag.errors import DataError
-
+from criss_rag.plugin_utils import host_from
 from criss_rag_crawl.cache import PageCache, cache_path_for
 from criss_rag_crawl.classify import HeuristicSettings, LlmClassifier
 from criss_rag_crawl.crawler import CrawlOptions, crawl
-from criss_rag_crawl.fetch import FetchSettings, Fetcher
+from criss_rag_crawl.fetch import Fetcher, FetchSettings
 from criss_rag_crawl.langfilter import SCRIPTS, LanguageFilter
 from criss_rag_crawl.page import DEFAULT_DROP_TAGS
 from criss_rag_crawl.reviewed import ReviewedPages, ReviewSettings
 from criss_rag_crawl.sheet import check_sheet_path, write_sheet
 from criss_rag_crawl.urls import TRACKING_PARAMS, Scope, check_web_url
 
-CRAWL_ONLY = ("scope", "depth", "sitemap", "max_pages", "max_seconds", "drop_param", "min_text_chars", "max_link_ratio", "min_medical_terms", "config", "llm_key")
+CRAWL_ONLY = (
+    "scope",
+    "depth",
+    "sitemap",
+    "max_pages",
+    "max_seconds",
+    "drop_param",
+    "min_text_chars",
+    "max_link_ratio",
+    "min_medical_terms",
+    "config",
+    "llm_key",
+)
 REVIEW_ONLY = ("keep_language", "keep_chars", "no_digits", "no_punctuation", "unreviewed", "offline")
 
 
@@ -52,8 +63,13 @@ def _default(model: type, name: str) -> Any:
               help="retries after a timeout, a dropped connection, HTTP 429 or 5xx")
 @click.option("--backoff", type=click.FloatRange(min=0), default=_default(FetchSettings, "backoff"), show_default=True,
               help="seconds before the first retry (doubling)")
-@click.option("--max-bytes", type=click.IntRange(min=1), default=_default(FetchSettings, "max_bytes"), show_default=True,
-              help="skip pages larger than this")
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(min=1),
+    default=_default(FetchSettings, "max_bytes"),
+    show_default=True,
+    help="skip pages larger than this",
+)
 @click.option("--max-redirects", type=click.IntRange(min=0), default=_default(FetchSettings, "max_redirects"),
               show_default=True, help="redirects followed per page")
 @click.option("--depth", type=click.IntRange(min=1), default=1, show_default=True,
@@ -62,8 +78,12 @@ def _default(model: type, name: str) -> Any:
 @click.option("--sitemap", is_flag=True, help="also queue the pages listed by the scope's sitemap.xml (level 1)")
 @click.option("--max-pages", type=click.IntRange(min=0), default=500, show_default=True,
               help="fetch at most this many pages in all (every level)")
-@click.option("--max-seconds", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="the crawl's total time budget: pages not started when it runs out are `not-fetched` (default: none)")
+@click.option(
+    "--max-seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="the crawl's total time budget: pages not started when it runs out are `not-fetched` (default: none)",
+)
 @click.option("--drop-param", multiple=True, help="a further query parameter to drop when normalising links "
               "(wildcards: ref_*); repeatable; the tracking parameters are always dropped")
 @click.option("--drop-tag", multiple=True, help="an HTML element whose text is left out (repeatable; default: "
@@ -100,14 +120,18 @@ def crawl_command(ctx: click.Context, toc_url: str | None, out: Path, reviewed: 
     criss-rag crawl --reviewed urls.xlsx --out corpus.jsonl --keep-language ja
     """
     if (toc_url is None) == (reviewed is None):
-        raise click.UsageError("give either TOC_URL (crawl) or --reviewed SHEET (write the kept pages), not both or neither")
+        raise click.UsageError(
+            "give either TOC_URL (crawl) or --reviewed SHEET (write the kept pages), not both or neither"
+        )
     misplaced = [name for name in (REVIEW_ONLY if reviewed is None else CRAWL_ONLY)
                  if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
     if misplaced:
         flag = "--" + misplaced[0].replace("_key", "").replace("_", "-")
         raise click.UsageError(f"{flag} applies to {'--reviewed' if reviewed is None else 'crawling a TOC_URL'} only")
     fetch = FetchSettings(**{k: options[k] for k in FetchSettings.model_fields})
-    drop_tags = tuple(t for t in options["drop_tag"] if t.lower() != "none") if options["drop_tag"] else DEFAULT_DROP_TAGS
+    drop_tags = (
+        tuple(t for t in options["drop_tag"] if t.lower() != "none") if options["drop_tag"] else DEFAULT_DROP_TAGS
+    )
     if reviewed is not None:
         _write_reviewed(reviewed, out, fetch, drop_tags, options)
     else:
@@ -140,9 +164,9 @@ def _llm_classifier(ctx: click.Context, config: Path | None, key: str | None) ->
         return None
     if key is None or config is None:
         raise click.UsageError("--llm KEY and --config PIPELINE.yaml go together (the LLM is a key of its `llms:`)")
-    from criss_rag.pipeline import Pipeline
+    import criss_rag
 
-    pipeline = Pipeline.from_file(config, host_from(ctx))
+    pipeline = criss_rag.load_pipeline(config, host=host_from(ctx))
     return LlmClassifier(pipeline.llm(key, requested_by="crawl --llm"), key)
 
 

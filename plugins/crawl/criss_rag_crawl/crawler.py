@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from criss_rag.errors import DataError
-
 from criss_rag_crawl.cache import PageCache
 from criss_rag_crawl.classify import NON_MEDICAL, UNKNOWN, HeuristicSettings, LlmClassifier, classify_page
 from criss_rag_crawl.fetch import Fetcher, FetchResult

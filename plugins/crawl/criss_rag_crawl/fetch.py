@@ -55,9 +55,14 @@ class FetchSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     user_agent: str = Field(
         "criss-rag-crawler/0.1",
-        description="the User-Agent sent with every request and matched against robots.txt; name yourself and a contact",
+        description="the User-Agent sent with every request and matched against robots.txt; name yourself and a "
+                    "contact",
     )
-    delay: float = Field(1.0, ge=0.0, description="the least seconds between the starts of two requests (a longer robots.txt Crawl-delay wins)")
+    delay: float = Field(
+        1.0,
+        ge=0.0,
+        description="the least seconds between the starts of two requests (a longer robots.txt Crawl-delay wins)",
+    )
     timeout: float = Field(10.0, gt=0.0, description="seconds to wait for a connection and for each read")
     page_timeout: float = Field(60.0, gt=0.0, description="seconds one page may take in all (attempts, redirects, "
                                                            "the whole body); over it the page is `timeout`")
@@ -142,7 +147,10 @@ class Fetcher:
             return "unreachable", note
         if rules.can_fetch(self.settings.user_agent, url):
             return None
-        return "robots", f"robots.txt at {origin}/robots.txt disallows it for User-Agent {self.settings.user_agent!r}{note}"
+        return (
+            "robots",
+            f"robots.txt at {origin}/robots.txt disallows it for User-Agent {self.settings.user_agent!r}{note}",
+        )
 
     def _read_robots(self, origin: str) -> tuple[urllib.robotparser.RobotFileParser | None, str]:
         rules = urllib.robotparser.RobotFileParser(origin + "/robots.txt")
@@ -255,7 +263,10 @@ class Fetcher:
             return None
         declared = response.headers.get("Content-Length", "")
         if declared.isdigit() and int(declared) > s.max_bytes:
-            result.status, result.detail = "too-large", f"{int(declared):,} bytes > max {s.max_bytes:,} (Content-Length)"
+            result.status, result.detail = (
+                "too-large",
+                f"{int(declared):,} bytes > max {s.max_bytes:,} (Content-Length)",
+            )
             return None
         try:
             body = _read_capped(response, s.max_bytes, self._deadline)

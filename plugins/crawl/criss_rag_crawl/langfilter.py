@@ -15,7 +15,7 @@ import unicodedata
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.errors import ConfigError
-from criss_rag.text import HAN, HANGUL, KANA
+from criss_rag.plugin_utils import HAN, HANGUL, KANA
 
 SCRIPTS = {"ja": KANA + HAN, "ko": HANGUL, "zh": HAN, "en": "A-Za-z\u00c0-\u024f"}
 

@@ -9,8 +9,7 @@ from llama_index.core.schema import Document
 from pydantic import ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.sources import corpus_file, file_fingerprint, index_fields_param, make_document
-
+from criss_rag.plugin_utils import corpus_file, file_fingerprint, index_fields_param, make_document
 from criss_rag_crawl.cache import cache_path_for
 from criss_rag_crawl.reviewed import ReviewedPages, ReviewSettings
 
@@ -22,7 +21,9 @@ class ReviewedUrlsLoader:
 
     class Params(ReviewSettings):
         model_config = ConfigDict(extra="forbid")
-        path: str = Field(description="the reviewed spreadsheet written by `criss-rag crawl` (relative to the config file)")
+        path: str = Field(
+            description="the reviewed spreadsheet written by `criss-rag crawl` (relative to the config file)"
+        )
         index_fields: list[str] = index_fields_param()
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:

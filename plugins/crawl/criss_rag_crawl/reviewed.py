@@ -20,11 +20,10 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
-from criss_rag.text import detect_language
-
+from criss_rag.plugin_utils import detect_language
 from criss_rag_crawl.cache import PageCache, cache_path_for
 from criss_rag_crawl.classify import MEDICAL
-from criss_rag_crawl.fetch import FetchSettings, Fetcher
+from criss_rag_crawl.fetch import Fetcher, FetchSettings
 from criss_rag_crawl.langfilter import LanguageFilter
 from criss_rag_crawl.page import DEFAULT_DROP_TAGS, parse_page
 from criss_rag_crawl.sheet import keep_value, read_sheet
@@ -38,9 +37,12 @@ class ReviewSettings(BaseModel):
     """How kept rows become documents (the ``reviewed-urls`` loader's params, less ``path``)."""
 
     model_config = ConfigDict(extra="forbid")
-    keep_column: str = Field("keep", description="the reviewer's column: yes/no (y/n, x, 1/0, ○/×, はい/いいえ, 예/아니오)")
+    keep_column: str = Field(
+        "keep", description="the reviewer's column: yes/no (y/n, x, 1/0, ○/×, はい/いいえ, 예/아니오)"
+    )
     unreviewed: Literal["skip", "medical"] = Field(
-        "skip", description="rows whose keep cell is empty: `skip` them, or take them when the crawl classified them `medical`"
+        "skip",
+        description="rows whose keep cell is empty: `skip` them, or take them when the crawl classified them `medical`",
     )
     cache: str | None = Field(None, description="the page cache the crawl wrote; default: beside the spreadsheet "
                                                 "(`urls.xlsx` -> `urls.pages.jsonl`)")
@@ -49,9 +51,12 @@ class ReviewSettings(BaseModel):
                                  description="HTML elements whose text is left out (page furniture)")
     language_filter: LanguageFilter = Field(
         default_factory=LanguageFilter,
-        description="remove characters outside the guideline's language, e.g. `{keep: [ja]}` as the Japanese system did",
+        description="remove characters outside the guideline's language, e.g. `{keep: [ja]}` as the Japanese system "
+                    "did",
     )
-    fetch: FetchSettings = Field(default_factory=FetchSettings, description="politeness settings for pages not in the cache")
+    fetch: FetchSettings = Field(
+        default_factory=FetchSettings, description="politeness settings for pages not in the cache"
+    )
 
 
 def doc_id_for(url: str) -> str:

@@ -94,7 +94,15 @@ def write_sheet(path: Path, rows: Iterable[Row]) -> None:
         cell.font = Font(bold=True)
     sheet.freeze_panes = "B2"
     sheet.auto_filter.ref = sheet.dimensions
-    widths = {"url": 50, "title": 40, "reason": 60, "final_url": 40, "link_text": 30, "linked_from": 40, "reviewer_note": 40}
+    widths = {
+        "url": 50,
+        "title": 40,
+        "reason": 60,
+        "final_url": 40,
+        "link_text": 30,
+        "linked_from": 40,
+        "reviewer_note": 40,
+    }
     for i, column in enumerate(COLUMNS, start=1):
         sheet.column_dimensions[sheet.cell(1, i).column_letter].width = widths.get(column, 14)
     keep = sheet.cell(1, COLUMNS.index("keep") + 1).column_letter
@@ -115,7 +123,8 @@ def read_sheet(path: Path, required: Iterable[str], option: str = "--reviewed") 
     missing = [c for c in required if c not in names]
     if missing:
         raise DataError(
-            f"{path}: the spreadsheet has no column {missing[0]!r} (header row: {', '.join(n for n in names if n) or '(empty)'}); "
+            f"{path}: the spreadsheet has no column {missing[0]!r} (header row: "
+            f"{', '.join(n for n in names if n) or '(empty)'}); "
             f"`criss-rag crawl` writes it ({', '.join(COLUMNS)}) - add the column or rename yours"
         )
     rows = []
@@ -135,7 +144,9 @@ def keep_value(value: str, where: str, column: str = "keep") -> bool | None:
         return True
     if mark in NO:
         return False
-    raise DataError(f"{where}: `{column}` is {value!r}; write yes or no (also accepted: y/n, x, 1/0, ○/×, はい/いいえ, 예/아니오)")
+    raise DataError(
+        f"{where}: `{column}` is {value!r}; write yes or no (also accepted: y/n, x, 1/0, ○/×, はい/いいえ, 예/아니오)"
+    )
 
 
 def _csv_safe(value: Any) -> Any:

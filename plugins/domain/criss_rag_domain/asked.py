@@ -21,7 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from criss_rag.chinese_script import simplified_chars
+from criss_rag.plugin_utils import simplified_chars
 from criss_rag_domain.lexicon import CancerLexicon
 from criss_rag_domain.matching import normalise_text
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from criss_rag.config.references import DECLARES_SIGNAL
 from criss_rag.context import ComponentContext
+from criss_rag.plugin_utils import DECLARES_SIGNAL
 from criss_rag.types import Hit, Query
 from criss_rag_domain.common import CancerTypeComponent, LexiconParams, boost_score
 

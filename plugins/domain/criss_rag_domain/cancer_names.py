@@ -20,7 +20,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.text import detect_language
+from criss_rag.plugin_utils import detect_language
 from criss_rag.types import Query
 from criss_rag_domain.asked import asked_types
 from criss_rag_domain.lexicon import BUILTIN_FILE, CancerLexicon

@@ -23,9 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
-from criss_rag.text import detect_language
+from criss_rag.plugin_utils import detect_language, refers_to
 from criss_rag.types import Query
 from criss_rag_domain.intents import IntentLexicon
 from criss_rag_domain.lexicon import CancerLexicon

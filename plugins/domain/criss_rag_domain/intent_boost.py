@@ -7,9 +7,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from criss_rag.config.references import DECLARES_SIGNAL
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError
+from criss_rag.plugin_utils import DECLARES_SIGNAL
 from criss_rag.types import Hit, Query
 from criss_rag_domain.intents import OVERVIEW, IntentLexicon
 

@@ -32,8 +32,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from criss_rag.chinese_script import simplified_chars
-from criss_rag.text import HAN, HANGUL, KANA
+from criss_rag.plugin_utils import HAN, HANGUL, KANA, simplified_chars
 
 _CJK = re.compile(f"[{HANGUL}{KANA}{HAN}]")
 # a Latin "word": letters (incl. accented) and digits, with an optional possessive 's

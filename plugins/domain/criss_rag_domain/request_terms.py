@@ -17,7 +17,7 @@ from dataclasses import replace
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.text import detect_language
+from criss_rag.plugin_utils import detect_language
 from criss_rag.types import Query
 from criss_rag_domain.lexicon import CancerLexicon
 
@@ -28,9 +28,12 @@ class RequestTerms:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        request_key: str = Field("cancer_type", min_length=1,
-                                 description="request filter key (`query.filters[KEY]`, `ask --filter cancer_type=...`) "
-                                             "naming the cancer type (a type id or a name; a list for several)")
+        request_key: str = Field(
+            "cancer_type",
+            min_length=1,
+            description="request filter key (`query.filters[KEY]`, `ask --filter cancer_type=...`) "
+            "naming the cancer type (a type id or a name; a list for several)",
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params

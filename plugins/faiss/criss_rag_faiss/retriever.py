@@ -23,9 +23,9 @@ from llama_index.core.storage.docstore import BaseDocumentStore
 from llama_index.core.vector_stores.types import VectorStoreQuery
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError, IndexStoreError
+from criss_rag.plugin_utils import NOT_IN_INDEX_KEY
 from criss_rag.types import Query
 
 if TYPE_CHECKING:  # faiss is imported when an index is built or loaded, not when the plugin loads
@@ -58,9 +58,13 @@ class FaissDense:
         )
         hnsw_m: int = Field(32, ge=4, description="hnsw: neighbours per node (memory vs recall)")
         ef_construction: int = Field(200, ge=8, description="hnsw: build-time search depth")
-        ef_search: int = Field(128, ge=1, description="hnsw: query-time search depth", json_schema_extra=NOT_IN_INDEX_KEY)
+        ef_search: int = Field(
+            128, ge=1, description="hnsw: query-time search depth", json_schema_extra=NOT_IN_INDEX_KEY
+        )
         nlist: int = Field(1024, ge=1, description="ivf: number of clusters (capped at vectors/39 for training)")
-        nprobe: int = Field(16, ge=1, description="ivf: clusters searched per query", json_schema_extra=NOT_IN_INDEX_KEY)
+        nprobe: int = Field(
+            16, ge=1, description="ivf: clusters searched per query", json_schema_extra=NOT_IN_INDEX_KEY
+        )
         pq_m: int | None = Field(
             None, ge=1, description="ivf-pq: sub-quantizers, one byte each (must divide the dimension); null: half "
             "the dimension (192 for 384-d: recall@10 0.91 at 1M chunks in docs/benchmarks.md, where 48 gave 0.50)",
@@ -164,7 +168,9 @@ class FaissDense:
                 raise ValueError(f"id list format {meta.get('format')} is not {ID_FORMAT}")
             return meta
         except (OSError, ValueError) as exc:
-            raise IndexStoreError(f"FAISS index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`") from None
+            raise IndexStoreError(
+                f"FAISS index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`"
+            ) from None
 
     def _read_store(self, directory: Path, *, mmap: bool = False) -> FaissVectorStore:
         import faiss
@@ -176,7 +182,9 @@ class FaissDense:
         try:
             return FaissVectorStore(faiss_index=faiss.read_index(str(directory / VECTORS), flags))
         except (OSError, ValueError, RuntimeError) as exc:
-            raise IndexStoreError(f"FAISS index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`") from None
+            raise IndexStoreError(
+                f"FAISS index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`"
+            ) from None
 
     def load(self, directory: Path, docstore: BaseDocumentStore) -> None:
         import faiss
@@ -185,7 +193,9 @@ class FaissDense:
         self._store = self._read_store(directory, mmap=self.params.mmap)
         index = self._store.client
         if index.ntotal != len(meta["ids"]):
-            raise IndexStoreError(f"FAISS index at {directory} does not match its id list; re-run `criss-rag ingest CONFIG --force`")
+            raise IndexStoreError(
+                f"FAISS index at {directory} does not match its id list; re-run `criss-rag ingest CONFIG --force`"
+            )
         inner = faiss.downcast_index(index.index) if isinstance(index, faiss.IndexIDMap2) else index
         if hasattr(inner, "nprobe"):
             inner.nprobe = self.params.nprobe
@@ -197,7 +207,9 @@ class FaissDense:
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
         if self._store is None or self._docstore is None:
             raise RuntimeError("FAISS index not loaded; call load() first")
-        vector = self.ctx.embed_query(query.search_text, self.params.embedding)  # unit length; shared with an answer cache
+        vector = self.ctx.embed_query(
+            query.search_text, self.params.embedding
+        )  # unit length; shared with an answer cache
         result = self._store.query(VectorStoreQuery(query_embedding=vector.tolist(), similarity_top_k=top_k))
         return [  # (FaissVectorStore.query already drops the -1 padding of approximate indexes)
             NodeWithScore(node=self._docstore.get_node(self._ids[int(i)]), score=float(s))

@@ -1,1 +1,2 @@
-"""criss_rag bundled plugin ``generate``: the ``llm`` generator and the ``meaning``, ``lexical`` and ``llm-check`` verifiers."""
+"""criss_rag bundled plugin ``generate``: the ``llm`` generator and the ``meaning``, ``lexical`` and
+``llm-check`` verifiers."""

@@ -13,8 +13,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from criss_rag.support import MARKER
-from criss_rag.text import split_sentences
+from criss_rag.plugin_utils import CITATION_MARKER as MARKER
+from criss_rag.plugin_utils import split_sentences
 
 #: Phrases that mark a declined answer in any of the four languages (Chinese in both scripts),
 #: besides the prompt's own refusal text. Matched after NFKC normalisation and case folding.

@@ -17,12 +17,10 @@ from typing import Any
 from llama_index.core.llms import ChatMessage
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ComponentError
-from criss_rag.thinking import split_thinking
+from criss_rag.plugin_utils import refers_to, split_thinking
 from criss_rag.types import Context, Generation, Query, Refusal, ThinkingEvent
-
 from criss_rag_generate.declines import BUILTIN_PHRASES, declined_phrase, may_still_decline, refusal_message
 from criss_rag_generate.prompts import PRESETS, Message, load_prompt
 
@@ -73,7 +71,9 @@ class LlmGenerator:
             for chunk in self.llm.stream_chat(self.messages(query, context)):
                 extra = getattr(chunk, "additional_kwargs", None) or {}
                 usage = _usage(extra) or usage  # reported on the last chunks
-                if extra.get("thinking_delta"):  # thinking the server sends apart (reasoning_content, Ollama's thinking)
+                if extra.get(
+                    "thinking_delta"
+                ):  # thinking the server sends apart (reasoning_content, Ollama's thinking)
                     yield ThinkingEvent(extra["thinking_delta"])
                 if chunk.delta:
                     pieces.append(chunk.delta)
@@ -108,7 +108,8 @@ def _unreadable_replies_explained() -> Iterator[None]:
     except ComponentError as exc:
         if isinstance(exc.__cause__, ValueError):  # JSONDecodeError, pydantic's ValidationError
             raise ComponentError(
-                f"{str(exc).rstrip('.')}. The server answered, but not in its API's format: check that the LLM's `api_base` (or "
+                f"{str(exc).rstrip('.')}. The server answered, but not in its API's format: check that the LLM's "
+                "`api_base` (or "
                 "`base_url`) points at the right kind of server (OpenAI-compatible, or Ollama), and read its log."
             ) from exc
         raise

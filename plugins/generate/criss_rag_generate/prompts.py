@@ -33,10 +33,8 @@ import yaml
 from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, UndefinedError
 from jinja2.sandbox import SandboxedEnvironment
 
-from criss_rag.chinese_script import chinese_script
 from criss_rag.errors import ConfigError
-from criss_rag.text import detect_language
-from criss_rag.support import strip_markers
+from criss_rag.plugin_utils import chinese_script, detect_language, strip_markers
 from criss_rag.types import ChatTurn, Context, Query
 
 PRESETS = ("ncc", "jlcs", "criss")
@@ -197,8 +195,9 @@ def _phrases(value: Any, name: str, key: str, *, required: bool) -> dict[str, st
 
 def _dry_run(template: PromptTemplate) -> None:
     """Render once with sample values, so a template naming an unknown variable fails at start-up."""
-    from criss_rag.types import Evidence, Hit, text_node
     from llama_index.core.schema import NodeWithScore
+
+    from criss_rag.types import Evidence, Hit, text_node
 
     hit = Hit(NodeWithScore(node=text_node("sample", "Sample passage.", title="Sample"), score=1.0))
     sample = Context((Evidence(1, hit, "Sample passage."),), "[1] Sample\nSample passage.")

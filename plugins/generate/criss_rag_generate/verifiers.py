@@ -1,6 +1,6 @@
 """Sentence verifiers (YAML ``verifier:``): whether the evidence supports each answer sentence.
 
-``meaning`` is the engine's built-in check (:mod:`criss_rag.meaning`) made configurable: its
+``meaning`` is the engine's built-in check (:mod:`criss_rag.answering.meaning_check`) made configurable: its
 thresholds, and optionally a registered analyzer for its alignment terms. ``lexical`` is the
 word-overlap check (the share of a sentence's terms found in a passage, nothing more). ``llm-check``
 adds an LLM: it asks the model about the sentences the lexical check doubts (or about all of them).
@@ -16,11 +16,9 @@ from typing import Any, Literal
 from llama_index.core.llms import ChatMessage
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
-from criss_rag.meaning import CLAUSE_THRESHOLD, MeaningSupport
-from criss_rag.meaning import DEFAULT_THRESHOLD as MEANING_THRESHOLD
-from criss_rag.support import DEFAULT_THRESHOLD, LexicalSupport
+from criss_rag.plugin_utils import CLAUSE_THRESHOLD, MEANING_THRESHOLD, LexicalSupport, MeaningSupport, refers_to
+from criss_rag.plugin_utils import LEXICAL_THRESHOLD as DEFAULT_THRESHOLD
 from criss_rag.types import Context, Query, SentenceSupport
 
 DEFAULT_CHECK_PROMPT = (
@@ -37,14 +35,24 @@ class MeaningVerifier:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        threshold: float = Field(MEANING_THRESHOLD, ge=0, le=1, description="share of a sentence's content terms "
-                                                                            "its aligned passage sentences must contain")
-        clause_threshold: float = Field(CLAUSE_THRESHOLD, ge=0, le=1, description="share of each clause's content "
-                                                                                 "terms the cited passages must contain")
+        threshold: float = Field(
+            MEANING_THRESHOLD,
+            ge=0,
+            le=1,
+            description="share of a sentence's content terms its aligned passage sentences must contain",
+        )
+        clause_threshold: float = Field(
+            CLAUSE_THRESHOLD,
+            ge=0,
+            le=1,
+            description="share of each clause's content terms the cited passages must contain",
+        )
         fallback: bool = Field(True, description="when the cited evidence does not support the sentence, also try "
                                                  "the numbered passages together (the verdict then names one)")
-        analyzer: str | dict[str, Any] | None = Field(None, description="analyzer for the alignment terms (e.g. auto, "
-                                                                        "kiwi); default: the built-in multilingual terms")
+        analyzer: str | dict[str, Any] | None = Field(
+            None,
+            description="analyzer for the alignment terms (e.g. auto, kiwi); default: the built-in multilingual terms",
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.threshold = params.threshold
@@ -104,7 +112,9 @@ class LlmCheckVerifier:
         try:
             params.prompt.format(evidence="", sentence="")
         except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(f"`prompt` may use only {{evidence}} and {{sentence}} (other braces as {{{{ }}}}): {exc}") from None
+            raise ValueError(
+                f"`prompt` may use only {{evidence}} and {{sentence}} (other braces as {{{{ }}}}): {exc}"
+            ) from None
 
     def verify(self, query: Query, sentences: Sequence[SentenceSupport], context: Context) -> list[SentenceSupport]:
         out = []

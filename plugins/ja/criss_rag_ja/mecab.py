@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.text import HAN, HANGUL, KANA, analyze_by_script, helper_analyzer
+from criss_rag.plugin_utils import HAN, HANGUL, KANA, analyze_by_script, helper_analyzer
 
 _NOT_JAPANESE = re.compile(f"[^{KANA}{HAN}]+")
 # Nouns too general to say what a passage is about; they would only dilute the coverage check

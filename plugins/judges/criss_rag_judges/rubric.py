@@ -23,8 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from criss_rag.context import ComponentContext
-from criss_rag.structured import ParseStats, complete_json
-from criss_rag.text import detect_language
+from criss_rag.plugin_utils import ParseStats, complete_json, detect_language
 from criss_rag.types import Answer, JudgeVerdict
 
 SCORES = ("correctness", "faithfulness", "completeness", "reasoning", "citation_accuracy", "tone")
@@ -124,18 +123,35 @@ def rubric_schema(low: float, high: float, rationale_chars: int = 300) -> dict[s
 
 
 class RubricJudge:
-    """The registrar assistant's LLM rubric: correctness, faithfulness, completeness, reasoning, citation accuracy, tone; four error flags; a rationale."""
+    """The registrar assistant's LLM rubric: correctness, faithfulness, completeness, reasoning,
+    citation accuracy, tone; four error flags; a rationale."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
         llm: str = Field("judge", description="key of the judging LLM under the experiment's `llms:`")
-        language: Literal["auto", "en", "ja", "ko"] = Field("auto", description="prompt language; `auto` follows the question (Japanese, Korean, else English)")
-        template: str | None = Field(None, description="a prompt file of your own (placeholders {{question}}, {{reference}}, {{evidence}}, {{answer}}, {{scale_min}}, {{scale_max}}); None = the bundled one for `language`")
+        language: Literal["auto", "en", "ja", "ko"] = Field(
+            "auto", description="prompt language; `auto` follows the question (Japanese, Korean, else English)"
+        )
+        template: str | None = Field(
+            None,
+            description="a prompt file of your own (placeholders {{question}}, {{reference}}, {{evidence}}, "
+                        "{{answer}}, {{scale_min}}, {{scale_max}}); None = the bundled one for `language`",
+        )
         scale_min: float = Field(1, description="lowest score")
         scale_max: float = Field(5, description="highest score")
-        retries: int = Field(1, ge=0, description="times an unparsable reply is asked for again (with the reason) before it counts as a parse failure")
-        max_evidence_chars: int = Field(6000, ge=200, description="evidence shown to the judge is cut at this many characters")
-        reference_fields: list[str] = Field(default_factory=lambda: list(REFERENCE_FIELDS), description="question fields holding the reference answer, first present wins")
+        retries: int = Field(
+            1,
+            ge=0,
+            description="times an unparsable reply is asked for again (with the reason) before it counts as a parse "
+                        "failure",
+        )
+        max_evidence_chars: int = Field(
+            6000, ge=200, description="evidence shown to the judge is cut at this many characters"
+        )
+        reference_fields: list[str] = Field(
+            default_factory=lambda: list(REFERENCE_FIELDS),
+            description="question fields holding the reference answer, first present wins",
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         if params.scale_max <= params.scale_min:
@@ -158,7 +174,9 @@ class RubricJudge:
         if not evidence and answer.citations:  # outside `eval run`: what was cited
             evidence = "\n\n".join(f"[{c.number}] {c.title}\n{c.text}" for c in answer.citations)
         evidence = evidence[: p.max_evidence_chars] or "(none: the assistant had no evidence)"
-        shown = answer.text + (f"\n(The assistant declined to answer: {answer.refusal_reason}.)" if answer.refused else "")
+        shown = answer.text + (
+            f"\n(The assistant declined to answer: {answer.refusal_reason}.)" if answer.refused else ""
+        )
         values = {"question": text, "reference": reference or "(none)", "evidence": evidence, "answer": shown,
                   "scale_min": f"{p.scale_min:g}", "scale_max": f"{p.scale_max:g}"}
         for key, value in values.items():

@@ -5,7 +5,7 @@ Why not ``llama-index-llms-llama-cpp``: its ``LlamaCPP`` formats chat turns with
 model from a URL when no path is given, and has no way to pass a grammar. This class formats every
 chat with the GGUF's own Jinja template (ChatML for SmolLM2), streams token by token, counts tokens,
 checks the context size before it evaluates anything, and constrains decoding to a JSON schema or
-a GBNF grammar when a component asks (:class:`criss_rag.structured.ConstrainedLLM`).
+a GBNF grammar when a component asks (:class:`criss_rag.component_helpers.structured_output.ConstrainedLLM`).
 
 Token usage is in ``response.additional_kwargs`` (``prompt_tokens``, ``completion_tokens``,
 ``total_tokens``, and ``decode_s``, the seconds from the first to the last generated token); for
@@ -33,7 +33,6 @@ from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_ca
 from llama_index.core.llms.custom import CustomLLM
 
 from criss_rag.errors import ComponentError
-
 from criss_rag_llamacpp.model import LoadedModel
 
 
@@ -66,7 +65,7 @@ class LlamaCppLLM(CustomLLM):
         return LLMMetadata(context_window=self.model.n_ctx, num_output=self.max_tokens, is_chat_model=True,
                            model_name=self.model_name)
 
-    #: constrained decoding is always available in-process (criss_rag.structured)
+    #: constrained decoding is always available in-process (criss_rag.component_helpers.structured_output)
     supports_constrained: ClassVar[bool] = True
 
     # -- LlamaIndex's interface ---------------------------------------------------------------------
@@ -101,7 +100,7 @@ class LlamaCppLLM(CustomLLM):
                 yield CompletionResponse(text=text, delta=delta, additional_kwargs=usage)
         return gen()
 
-    # -- structured output (criss_rag.structured.ConstrainedLLM) --------------------------------------
+    # -- structured output (criss_rag.component_helpers.structured_output.ConstrainedLLM) ------------------------
     def complete_constrained(self, prompt: str, *, json_schema: dict[str, Any] | None = None,
                              grammar: str | None = None) -> CompletionResponse:
         """A reply that follows ``json_schema`` (or the GBNF ``grammar``): llama.cpp masks every token
@@ -149,8 +148,9 @@ class LlamaCppLLM(CustomLLM):
     def _generate(self, messages: Sequence[ChatMessage], grammar: Any = None) -> tuple[str, dict[str, Any]]:
         parts: list[str] = []
         usage: dict[str, Any] = {}
-        for delta, usage in self._stream(messages, grammar=grammar):
+        for delta, step_usage in self._stream(messages, grammar=grammar):
             parts.append(delta)
+            usage = step_usage
         return "".join(parts), usage
 
     def _stream(self, messages: Sequence[ChatMessage], grammar: Any = None) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -26,7 +26,6 @@ from llama_index.core.schema import Document, NodeRelationship, RelatedNodeInfo,
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from criss_rag.context import ComponentContext
-
 from criss_rag_manuals.manual import DEFAULT_NOTE_PATTERNS, DEFAULT_RULE_PATTERNS, find_id, id_matcher
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -70,9 +69,13 @@ class ManualStructureChunker:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        chunk_size: int = Field(1500, ge=200, description="most characters in a chunk (a longer single table row stays whole)")
+        chunk_size: int = Field(
+            1500, ge=200, description="most characters in a chunk (a longer single table row stays whole)"
+        )
         chunk_overlap: int = Field(
-            200, ge=0, description="characters repeated where text is cut inside a paragraph or rule; smaller than chunk_size"
+            200,
+            ge=0,
+            description="characters repeated where text is cut inside a paragraph or rule; smaller than chunk_size",
         )
         tables: Literal["whole", "rows"] = Field(
             "whole",
@@ -105,7 +108,9 @@ class ManualStructureChunker:
         @model_validator(mode="after")
         def _overlap_below_size(self) -> ManualStructureChunker.Params:
             if self.chunk_overlap >= self.chunk_size:
-                raise ValueError(f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size ({self.chunk_size})")
+                raise ValueError(
+                    f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size ({self.chunk_size})"
+                )
             return self
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
@@ -164,8 +169,14 @@ class ManualStructureChunker:
         header, rows = (lines[: split + 1], lines[split + 1 :]) if split is not None else ([], lines)
         if self.params.tables == "rows" and split is not None:
             names = _cells(lines[split - 1]) if split > 0 else []
-            rows = ["; ".join(f"{n}: {v}" if n else v for n, v in zip(names + [""] * len(_cells(row)), _cells(row))
-                              if v) for row in rows]
+            rows = [
+                "; ".join(
+                    f"{n}: {v}" if n else v
+                    for n, v in zip(names + [""] * len(_cells(row)), _cells(row), strict=False)
+                    if v
+                )
+                for row in rows
+            ]
             header = []
         return _Unit("table", path, [(offset, block)], header=header, rows=[r for r in rows if r.strip()])
 

@@ -11,7 +11,6 @@ import re
 from html.parser import HTMLParser
 
 from criss_rag_basic.html_text import DEFAULT_BOILERPLATE, SKIP_TAGS, VOID_TAGS
-
 from criss_rag_manuals.manual import markdown_table
 
 _SKIP = SKIP_TAGS | {"head", "title", "template"}

@@ -14,10 +14,13 @@ from pydantic import Field
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError
-
 from criss_rag_manuals.html import html_to_markdown
 from criss_rag_manuals.manual import (
-    DEFAULT_NOTE_PATTERNS, DEFAULT_RULE_PATTERNS, ManualLoader, ManualsParams, id_matcher,
+    DEFAULT_NOTE_PATTERNS,
+    DEFAULT_RULE_PATTERNS,
+    ManualLoader,
+    ManualsParams,
+    id_matcher,
 )
 from criss_rag_manuals.pdf import pdf_to_markdown
 

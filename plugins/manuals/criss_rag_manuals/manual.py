@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
-from criss_rag.sources import index_fields_param, make_document, paths_fingerprint
+from criss_rag.plugin_utils import index_fields_param, make_document, paths_fingerprint
 
 #: A paragraph that starts with one of these begins a rule; the rule keeps what follows it
 #: (its notes, its explanation) until the next rule, table or heading.

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from criss_rag.errors import DataError
-
 from criss_rag_manuals.manual import markdown_table
 
 _CHAR_WIDTH = 0.5  # average glyph width in ems: an estimate of where a piece of text ends

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from criss_rag.errors import ConfigError, DataError
-from criss_rag.text import CITATION_MARKER
+from criss_rag.plugin_utils import CITATION_MARKER
 from criss_rag.types import Answer
 
 _MARKER = re.compile(r"\s*" + CITATION_MARKER.pattern)

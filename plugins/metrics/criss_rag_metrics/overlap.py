@@ -16,7 +16,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
 from criss_rag.types import Answer
-
 from criss_rag_metrics.common import REFERENCE_FIELDS, answer_text, reference_of
 
 
@@ -31,15 +30,30 @@ class _AnalyzerTokenizer:
 
 
 class Rouge:
-    """ROUGE-1/2/L F1 (and optionally precision and recall) of the answer against the reference, tokenised by an analyzer."""
+    """ROUGE-1/2/L F1 (and optionally precision and recall) of the answer against the reference,
+    tokenised by an analyzer."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        analyzer: str | dict[str, Any] = Field("auto", description="analyzer that tokenises answer and reference (name or {name: ..., params}); never rouge-score's own, which drops CJK")
-        types: list[Literal["rouge1", "rouge2", "rougeL", "rougeLsum"]] = Field(default_factory=lambda: ["rouge1", "rouge2", "rougeL"], description="ROUGE variants to compute")
-        measures: list[Literal["f1", "precision", "recall"]] = Field(default_factory=lambda: ["f1"], description="which of each variant's measures to report (`rouge1` is F1, others get a suffix)")
-        reference_fields: list[str] = Field(default_factory=lambda: list(REFERENCE_FIELDS), description="question fields holding the reference answer, first present wins")
-        skip_refused: bool = Field(False, description="leave refused answers out (missing) instead of scoring the refusal message")
+        analyzer: str | dict[str, Any] = Field(
+            "auto",
+            description="analyzer that tokenises answer and reference (name or {name: ..., params}); never "
+                        "rouge-score's own, which drops CJK",
+        )
+        types: list[Literal["rouge1", "rouge2", "rougeL", "rougeLsum"]] = Field(
+            default_factory=lambda: ["rouge1", "rouge2", "rougeL"], description="ROUGE variants to compute"
+        )
+        measures: list[Literal["f1", "precision", "recall"]] = Field(
+            default_factory=lambda: ["f1"],
+            description="which of each variant's measures to report (`rouge1` is F1, others get a suffix)",
+        )
+        reference_fields: list[str] = Field(
+            default_factory=lambda: list(REFERENCE_FIELDS),
+            description="question fields holding the reference answer, first present wins",
+        )
+        skip_refused: bool = Field(
+            False, description="leave refused answers out (missing) instead of scoring the refusal message"
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         from rouge_score import rouge_scorer
@@ -66,13 +80,21 @@ class Rouge:
 
 
 class Containment:
-    """Share of the reference's distinct terms that the answer contains (the registrar assistant's containment score)."""
+    """Share of the reference's distinct terms that the answer contains (the registrar assistant's
+    containment score)."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        analyzer: str | dict[str, Any] = Field("auto", description="analyzer whose terms are compared (name or {name: ..., params})")
-        reference_fields: list[str] = Field(default_factory=lambda: list(REFERENCE_FIELDS), description="question fields holding the reference answer, first present wins")
-        skip_refused: bool = Field(False, description="leave refused answers out (missing) instead of scoring the refusal message")
+        analyzer: str | dict[str, Any] = Field(
+            "auto", description="analyzer whose terms are compared (name or {name: ..., params})"
+        )
+        reference_fields: list[str] = Field(
+            default_factory=lambda: list(REFERENCE_FIELDS),
+            description="question fields holding the reference answer, first present wins",
+        )
+        skip_refused: bool = Field(
+            False, description="leave refused answers out (missing) instead of scoring the refusal message"
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params

@@ -22,7 +22,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
 from criss_rag.types import Answer
-
 from criss_rag_metrics.common import dotted, evidence_of
 
 _RANGE = re.compile(r"^\s*(\d{4})\s*(?:(\+)|[-–~to ]+\s*(\d{4})?)?\s*$")
@@ -36,7 +35,10 @@ class RetrievalMetrics:
         k: int = Field(5, ge=1, description="cut-off of recall@k and nDCG@k (distinct documents)")
         mrr_cutoff: int = Field(10, ge=1, description="MRR counts a gold document only within this many documents")
         years_field: str = Field("applicable_years", description="metadata field of a source's diagnosis-year range")
-        question_year_fields: list[str] = Field(default_factory=lambda: ["diagnosis_year", "inputs.year_of_diagnosis"], description="question fields (dotted paths) holding the case's diagnosis year, first present wins")
+        question_year_fields: list[str] = Field(
+            default_factory=lambda: ["diagnosis_year", "inputs.year_of_diagnosis"],
+            description="question fields (dotted paths) holding the case's diagnosis year, first present wins",
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params

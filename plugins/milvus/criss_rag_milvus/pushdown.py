@@ -144,7 +144,9 @@ def _year(value: Any, key: str) -> int:
     except ValueError:
         year = 0
     if not 1800 <= year <= 2200:
-        raise DataError(f"request filter {key}={value!r} is not a year; give a four-digit year, e.g. --filter {key}=2019")
+        raise DataError(
+            f"request filter {key}={value!r} is not a year; give a four-digit year, e.g. --filter {key}=2019"
+        )
     return year
 
 

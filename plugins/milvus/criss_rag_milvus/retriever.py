@@ -17,11 +17,10 @@ from llama_index.core.storage.docstore import BaseDocumentStore
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from tqdm import tqdm
 
-from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError, IndexStoreError
+from criss_rag.plugin_utils import NOT_IN_INDEX_KEY
 from criss_rag.types import Query
-
 from criss_rag_milvus.pushdown import PushDown, columns_for, combined_expression
 
 LITE_FILE = "milvus.db"  # inside the retriever's index folder when `uri` is null
@@ -41,7 +40,8 @@ class MilvusDense:
         uri: str | None = Field(
             None,
             description="where the vectors live: null = a Milvus Lite file inside the index folder; a path ending "
-            "in .db = a Milvus Lite file there (relative to the config); http://host:19530 = a Milvus server or cluster",
+            "in .db = a Milvus Lite file there (relative to the config); http://host:19530 = a Milvus server or "
+            "cluster",
         )
         token: SecretStr | None = Field(
             None, description="server credentials (`user:password` or an API key), written `{env: MILVUS_TOKEN}`; "
@@ -55,7 +55,8 @@ class MilvusDense:
             "AUTOINDEX", description="Milvus vector index; Milvus Lite serves every type as FLAT (exact)",
         )
         metric: Literal["COSINE", "IP", "L2"] = Field(
-            "COSINE", description="COSINE (scores are cosine similarities, like faiss), IP or L2 (a distance: lower is nearer)",
+            "COSINE",
+            description="COSINE (scores are cosine similarities, like faiss), IP or L2 (a distance: lower is nearer)",
         )
         index_params: dict[str, int | float | str] = Field(
             default_factory=dict, description="build params of the index, e.g. {M: 16, efConstruction: 200} (HNSW) "
@@ -71,7 +72,9 @@ class MilvusDense:
         )
         timeout: float = Field(30.0, gt=0, description="seconds to wait for the server per call",
                                json_schema_extra=NOT_IN_INDEX_KEY)
-        insert_batch: int = Field(1000, ge=1, description="rows per insert call at ingest", json_schema_extra=NOT_IN_INDEX_KEY)
+        insert_batch: int = Field(
+            1000, ge=1, description="rows per insert call at ingest", json_schema_extra=NOT_IN_INDEX_KEY
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         if not _COLLECTION.match(params.collection):
@@ -105,7 +108,9 @@ class MilvusDense:
                 "name must end in .db (e.g. `uri: vectors/milvus.db`); a server is written http://host:19530"
             )
         if not path.parent.is_dir():
-            raise ConfigError(f"stage {self.ctx.stage}: milvus `uri`: folder {path.parent} does not exist; create it first")
+            raise ConfigError(
+                f"stage {self.ctx.stage}: milvus `uri`: folder {path.parent} does not exist; create it first"
+            )
         return str(path)
 
     def _uri(self, directory: Path) -> str:
@@ -191,7 +196,9 @@ class MilvusDense:
         try:
             meta = json.loads((directory / META).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise IndexStoreError(f"milvus index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`") from None
+            raise IndexStoreError(
+                f"milvus index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`"
+            ) from None
         uri = str(directory / LITE_FILE) if meta["uri"] == LITE_FILE else self._uri(directory)
         self.close()
         self._client = self._connect(uri)
@@ -222,8 +229,13 @@ class MilvusDense:
         expression = self.expression(query)
         log.debug("milvus search %s filter=%r", self._collection, expression)
         found = self._client.search(
-            self._collection, data=[[float(v) for v in vector]], limit=top_k, filter=expression,
-            output_fields=[ID_FIELD],  # ids only: no vectors or columns cross the wire search_params={"metric_type": self.params.metric, "params": dict(self.params.search_params)},
+            self._collection,
+            data=[[float(v) for v in vector]],
+            limit=top_k,
+            filter=expression,
+            # ids only: no vectors or columns cross the wire
+            # search_params={"metric_type": self.params.metric, "params": dict(self.params.search_params)},
+            output_fields=[ID_FIELD],
         )
         return [
             NodeWithScore(node=self._docstore.get_node(str(hit["id"])), score=float(hit["distance"]))

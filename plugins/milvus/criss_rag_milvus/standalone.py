@@ -43,7 +43,9 @@ COMPONENTS = ("rootCoord", "proxy", "queryCoord", "queryNode", "indexCoord", "in
 class StandaloneMilvus:
     """A Milvus standalone server process in its own network namespace, relayed to 127.0.0.1:``port``."""
 
-    def __init__(self, data_dir: Path, port: int = 0, *, start_timeout: float = 180.0, stop_timeout: float = 20.0) -> None:
+    def __init__(
+        self, data_dir: Path, port: int = 0, *, start_timeout: float = 180.0, stop_timeout: float = 20.0
+    ) -> None:
         self.data_dir = Path(data_dir).resolve()
         self.port = port
         self.start_timeout = start_timeout
@@ -66,7 +68,9 @@ class StandaloneMilvus:
         try:
             import milvus  # noqa: F401  (the server's binaries)
         except ImportError:
-            raise ConfigError("a Milvus server needs PyPI's `milvus` package: pip install 'criss-rag-milvus[server]'") from None
+            raise ConfigError(
+                "a Milvus server needs PyPI's `milvus` package: pip install 'criss-rag-milvus[server]'"
+            ) from None
         unshare = shutil.which("unshare")
         if unshare is None or sys.platform != "linux":
             raise ConfigError("StandaloneMilvus needs Linux and `unshare` (util-linux) to keep the server on loopback")
@@ -92,8 +96,10 @@ class StandaloneMilvus:
         if not line.startswith(READY):
             self.stop()
             tail = (self.data_dir / "relay.log").read_text(encoding="utf-8", errors="replace")[-1500:]
-            raise IndexStoreError(f"the Milvus server in {self.data_dir} did not start ({line.strip() or 'no answer'}); "
-                                  f"logs in {self.data_dir / 'logs'}. Relay log:\n{tail}")
+            raise IndexStoreError(
+                f"the Milvus server in {self.data_dir} did not start ({line.strip() or 'no answer'}); "
+                f"logs in {self.data_dir / 'logs'}. Relay log:\n{tail}"
+            )
         self.server_pid = int(line.split()[1])
         return self.uri
 
@@ -224,7 +230,9 @@ def main(argv: list[str] | None = None) -> None:
         _serve_in_namespace(args.relay, args.data_dir)
         return
     with StandaloneMilvus(args.data_dir, args.port) as server:
-        print(f"Milvus {server.uri} (relay PID {server.pid}, server PID {server.server_pid}); Ctrl+C stops it", flush=True)
+        print(
+            f"Milvus {server.uri} (relay PID {server.pid}, server PID {server.server_pid}); Ctrl+C stops it", flush=True
+        )
         try:
             while server._proc is not None and server._proc.poll() is None:
                 time.sleep(1)

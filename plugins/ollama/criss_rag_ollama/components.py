@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
+from criss_rag.plugin_utils import NOT_IN_INDEX_KEY, http_url
 
 if TYPE_CHECKING:
     from criss_rag_ollama.embedding import GuardedOllamaEmbedding
@@ -23,9 +23,7 @@ DEFAULT_BASE_URL = "http://127.0.0.1:11434"
 
 
 def check_base_url(value: str) -> str:
-    if not value.startswith(("http://", "https://")):
-        raise ValueError(f"must be an http:// or https:// URL, e.g. {DEFAULT_BASE_URL} (got {value!r})")
-    return value.rstrip("/")
+    return http_url(value, DEFAULT_BASE_URL)
 
 
 class OllamaParams(BaseModel):
@@ -77,11 +75,24 @@ class OllamaEmbeddingParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
     model: str = Field(description="an Ollama embedding model tag, e.g. nomic-embed-text or bge-m3")
     base_url: str = Field(DEFAULT_BASE_URL, description="the Ollama server's address, without a path")
-    batch_size: int = Field(10, ge=1, le=2048, description="texts per /api/embed request", json_schema_extra=NOT_IN_INDEX_KEY)
-    request_timeout: float = Field(120.0, gt=0, description="seconds to wait for each HTTP request", json_schema_extra=NOT_IN_INDEX_KEY)
-    max_retries: int = Field(2, ge=0, description="retries after HTTP 408/409/429/5xx, connection errors and timeouts", json_schema_extra=NOT_IN_INDEX_KEY)
-    retry_backoff: float = Field(0.5, ge=0.0, description="seconds before the first retry; the wait doubles after "
-                                                          "each retry (at most 30 s)", json_schema_extra=NOT_IN_INDEX_KEY)
+    batch_size: int = Field(
+        10, ge=1, le=2048, description="texts per /api/embed request", json_schema_extra=NOT_IN_INDEX_KEY
+    )
+    request_timeout: float = Field(
+        120.0, gt=0, description="seconds to wait for each HTTP request", json_schema_extra=NOT_IN_INDEX_KEY
+    )
+    max_retries: int = Field(
+        2,
+        ge=0,
+        description="retries after HTTP 408/409/429/5xx, connection errors and timeouts",
+        json_schema_extra=NOT_IN_INDEX_KEY,
+    )
+    retry_backoff: float = Field(
+        0.5,
+        ge=0.0,
+        description="seconds before the first retry; the wait doubles after each retry (at most 30 s)",
+        json_schema_extra=NOT_IN_INDEX_KEY,
+    )
 
     @field_validator("base_url")
     @classmethod

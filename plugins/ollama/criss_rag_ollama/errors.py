@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -18,10 +18,9 @@ import httpx
 from ollama import ResponseError
 
 from criss_rag.errors import ComponentError, CrissRagError
+from criss_rag.plugin_utils import retries_text, with_usage
 
 T = TypeVar("T")
-#: Keys of the token counts in ``response.additional_kwargs`` (chat, complete, last stream chunk).
-USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 MAX_BACKOFF = 30.0
 RETRY_STATUSES = {408, 409, 429}
 
@@ -40,10 +39,6 @@ class Endpoint:
     def wait(self, retry: int) -> float:
         """Seconds to wait before retry number ``retry`` (0-based)."""
         return min(self.retry_backoff * 2**retry, max(MAX_BACKOFF, self.retry_backoff))
-
-
-def _retries(n: int) -> str:
-    return f"after {n} retr{'y' if n == 1 else 'ies'}"
 
 
 def _message(exc: ResponseError) -> str:
@@ -67,13 +62,14 @@ def describe(exc: BaseException, ep: Endpoint, retries: int) -> CrissRagError:
     where, url = ep.where, ep.url
     if isinstance(exc, httpx.TimeoutException):
         return ComponentError(
-            f"{where}: no answer from Ollama at {url} within {ep.timeout:g} s ({_retries(retries)}). If the model is "
+            f"{where}: no answer from Ollama at {url} within {ep.timeout:g} s ({retries_text(retries)}). If the model "
+            "is "
             f"just slow or still loading, raise `request_timeout` (now {ep.timeout:g}) in the config; otherwise "
             "check `ollama ps` and the Ollama log."
         )
     if isinstance(exc, ConnectionError | httpx.ConnectError):
         return ComponentError(
-            f"{where}: cannot connect to Ollama at {url} ({_retries(retries)}). Is it running? Start it with "
+            f"{where}: cannot connect to Ollama at {url} ({retries_text(retries)}). Is it running? Start it with "
             "`ollama serve`, or fix `base_url` in the config."
         )
     if isinstance(exc, httpx.TransportError):
@@ -101,12 +97,12 @@ def describe(exc: BaseException, ep: Endpoint, retries: int) -> CrissRagError:
             )
         if status == 429:
             return ComponentError(
-                f"{where}: Ollama at {url} is rate-limiting requests (HTTP 429, {_retries(retries)}): {message} "
+                f"{where}: Ollama at {url} is rate-limiting requests (HTTP 429, {retries_text(retries)}): {message} "
                 f"Wait and try again, or raise `max_retries` (now {ep.max_retries})."
             )
         if status >= 500:
             return ComponentError(
-                f"{where}: Ollama at {url} failed (HTTP {status}, {_retries(retries)}): {message} Check the Ollama "
+                f"{where}: Ollama at {url} failed (HTTP {status}, {retries_text(retries)}): {message} Check the Ollama "
                 f"log; if it is busy, try again later or raise `max_retries` (now {ep.max_retries})."
             )
         if status < 0:  # an error line in the middle of a stream
@@ -218,21 +214,3 @@ def _raise(exc: BaseException, ep: Endpoint, retries: int) -> None:
         raise exc
     raise describe(exc, ep, retries) from exc
 
-
-def usage_of(response: Any) -> dict[str, int]:
-    """Token counts a response carries (``additional_kwargs``, or ``raw["usage"]``, which LlamaIndex's
-    Ollama fills from ``prompt_eval_count`` / ``eval_count``)."""
-    raw = getattr(response, "raw", None)
-    raw_usage = raw.get("usage") if isinstance(raw, Mapping) else None
-    for source in (getattr(response, "additional_kwargs", None), raw_usage):
-        if isinstance(source, Mapping) and all(isinstance(source.get(key), int) for key in USAGE_KEYS):
-            return {key: int(source[key]) for key in USAGE_KEYS}
-    return {}
-
-
-def with_usage(response: T) -> T:
-    """Copy the token counts into ``response.additional_kwargs`` (where generators read them)."""
-    counts = usage_of(response)
-    if counts:
-        response.additional_kwargs.update(counts)  # type: ignore[attr-defined]
-    return response

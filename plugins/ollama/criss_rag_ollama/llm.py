@@ -19,13 +19,13 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import PrivateAttr
 from llama_index.llms.ollama import Ollama
 
+from criss_rag.plugin_utils import with_usage
 from criss_rag_ollama.errors import (
     Endpoint,
     acall_with_retries,
     astream_with_retries,
     call_with_retries,
     stream_with_retries,
-    with_usage,
 )
 
 

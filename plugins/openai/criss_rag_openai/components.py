@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError
+from criss_rag.plugin_utils import NOT_IN_INDEX_KEY, http_url
 
 if TYPE_CHECKING:
     from criss_rag_openai.embedding import GuardedOpenAIEmbedding
@@ -31,9 +31,7 @@ _RETRIES = ("retries after HTTP 408/409/429/5xx, connection errors and timeouts 
 
 
 def _http_url(value: str) -> str:
-    if not value.startswith(("http://", "https://")):
-        raise ValueError(f"must be an http:// or https:// URL, e.g. http://127.0.0.1:8080/v1 (got {value!r})")
-    return value.rstrip("/")
+    return http_url(value, "http://127.0.0.1:8080/v1")
 
 
 def env_var_of(ctx: ComponentContext | None, param: str) -> str | None:
@@ -158,8 +156,12 @@ class OpenAIEmbeddingParams(BaseModel):
                                                            "(text-embedding-3 models only); null keeps the full size")
     api_key: SecretStr = Field(description="the API key, written `{env: OPENAI_API_KEY}` (never inline)")
     api_base: str = Field(OPENAI_API_BASE, description="the API's base URL, ending in /v1")
-    batch_size: int = Field(100, ge=1, le=2048, description="texts per embeddings request", json_schema_extra=NOT_IN_INDEX_KEY)
-    timeout: float = Field(60.0, gt=0, description="seconds to wait for each HTTP request", json_schema_extra=NOT_IN_INDEX_KEY)
+    batch_size: int = Field(
+        100, ge=1, le=2048, description="texts per embeddings request", json_schema_extra=NOT_IN_INDEX_KEY
+    )
+    timeout: float = Field(
+        60.0, gt=0, description="seconds to wait for each HTTP request", json_schema_extra=NOT_IN_INDEX_KEY
+    )
     max_retries: int = Field(2, ge=0, description=_RETRIES, json_schema_extra=NOT_IN_INDEX_KEY)
 
     @field_validator("api_base")

@@ -16,9 +16,7 @@ import httpx
 import openai
 
 from criss_rag.errors import ComponentError, CrissRagError
-
-#: Keys of the token counts in ``response.additional_kwargs`` (chat, complete, last stream chunk).
-USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
+from criss_rag.plugin_utils import retries_text
 
 
 @dataclass(frozen=True)
@@ -37,10 +35,6 @@ class Endpoint:
     @property
     def remote_openai(self) -> bool:
         return "api.openai.com" in self.url
-
-
-def _retries(n: int) -> str:
-    return f"after {n} retr{'y' if n == 1 else 'ies'}"
 
 
 def _server_message(exc: openai.APIStatusError, secret: str | None) -> str:
@@ -78,7 +72,7 @@ def describe(exc: BaseException, ep: Endpoint) -> tuple[CrissRagError, bool]:
     where, url = ep.where, ep.url
     if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
         return ComponentError(
-            f"{where}: no answer from {url} within {ep.timeout:g} s ({_retries(ep.max_retries)}). If the model is "
+            f"{where}: no answer from {url} within {ep.timeout:g} s ({retries_text(ep.max_retries)}). If the model is "
             f"just slow, raise `timeout` (now {ep.timeout:g}) in the config; otherwise check that the server is "
             "not stuck."
         ), True
@@ -86,7 +80,7 @@ def describe(exc: BaseException, ep: Endpoint) -> tuple[CrissRagError, bool]:
         hint = ("Check the network connection, or fix `api_base` in the config." if ep.remote_openai else
                 "Is the server running? Start it (e.g. llama.cpp's llama-server, vllm serve, LM Studio), "
                 "or fix `api_base` in the config.")
-        return ComponentError(f"{where}: cannot connect to {url} ({_retries(ep.max_retries)}). {hint}"), True
+        return ComponentError(f"{where}: cannot connect to {url} ({retries_text(ep.max_retries)}). {hint}"), True
     if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
         cause = next((c for c in _chain(exc) if isinstance(c, httpx.TransportError)), _chain(exc)[-1])
         return ComponentError(
@@ -120,12 +114,12 @@ def describe(exc: BaseException, ep: Endpoint) -> tuple[CrissRagError, bool]:
             ), True
         if status == 429:
             return ComponentError(
-                f"{where}: the server at {url} is rate-limiting requests (HTTP 429, {_retries(ep.max_retries)}): "
+                f"{where}: the server at {url} is rate-limiting requests (HTTP 429, {retries_text(ep.max_retries)}): "
                 f"{message} Wait and try again, or raise `max_retries` (now {ep.max_retries})."
             ), True
         if status >= 500:
             return ComponentError(
-                f"{where}: the server at {url} failed (HTTP {status}, {_retries(ep.max_retries)}): {message} "
+                f"{where}: the server at {url} failed (HTTP {status}, {retries_text(ep.max_retries)}): {message} "
                 f"Check the server's log; if it is overloaded, try again later or raise `max_retries` "
                 f"(now {ep.max_retries})."
             ), True
@@ -166,28 +160,3 @@ def raise_for(exc: BaseException, ep: Endpoint) -> None:
         raise error from exc
     raise error from None
 
-
-def usage_of(response: Any) -> dict[str, int]:
-    """Token counts a response carries (``additional_kwargs``, the message's, or ``raw.usage``)."""
-    sources: list[Any] = [getattr(response, "additional_kwargs", None)]
-    message = getattr(response, "message", None)
-    if message is not None:
-        sources.append(getattr(message, "additional_kwargs", None))
-    raw = getattr(response, "raw", None)
-    sources.append(raw.get("usage") if isinstance(raw, Mapping) else getattr(raw, "usage", None))
-    for source in sources:
-        if source is None:
-            continue
-        get = source.get if isinstance(source, Mapping) else (lambda key, s=source: getattr(s, key, None))
-        counts = {key: get(key) for key in USAGE_KEYS}
-        if all(isinstance(value, int) for value in counts.values()):
-            return counts
-    return {}
-
-
-def with_usage(response: Any) -> Any:
-    """Copy the token counts into ``response.additional_kwargs`` (where generators read them)."""
-    counts = usage_of(response)
-    if counts:
-        response.additional_kwargs.update(counts)
-    return response

@@ -14,8 +14,8 @@ LlamaIndex LLM. What the subclasses add:
 - token usage, when the server reports it, is in ``response.additional_kwargs`` as
   ``prompt_tokens`` / ``completion_tokens`` / ``total_tokens`` (for streams: on the last chunks);
 - the API key is kept out of ``repr()`` and of ``model_dump()`` / ``to_dict()``;
-- ``complete_constrained`` (:class:`criss_rag.structured.ConstrainedLLM`) sends a JSON schema as
-  ``response_format`` when the config's ``structured_output`` says how the server takes it.
+- ``complete_constrained`` (:class:`criss_rag.component_helpers.structured_output.ConstrainedLLM`) sends a JSON
+  schema as ``response_format`` when the config's ``structured_output`` says how the server takes it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.llms.openai import OpenAI
 from llama_index.llms.openai_like import OpenAILike
 
-from criss_rag_openai.errors import Endpoint, finished, raise_for, unfinished_stream, with_usage
+from criss_rag.plugin_utils import with_usage
+from criss_rag_openai.errors import Endpoint, finished, raise_for, unfinished_stream
 
 
 def _inner(method: Any) -> Any:

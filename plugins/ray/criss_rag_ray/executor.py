@@ -72,9 +72,13 @@ class RayExecutor:
                 where = f"the Ray cluster at {p.address}" if p.address else "a local Ray instance"
                 causes = _causes(exc)
                 token = ""
-                if any(isinstance(c, ray.exceptions.AuthenticationError) or "InvalidAuthToken" in str(c) for c in causes):
-                    token = (" The cluster uses token authentication: set RAY_AUTH_MODE=token and "
-                             "RAY_AUTH_TOKEN_PATH=<a copy of the cluster's token file> (or RAY_AUTH_TOKEN) for this command.")
+                if any(
+                    isinstance(c, ray.exceptions.AuthenticationError) or "InvalidAuthToken" in str(c) for c in causes
+                ):
+                    token = (
+                        " The cluster uses token authentication: set RAY_AUTH_MODE=token and "
+                        "RAY_AUTH_TOKEN_PATH=<a copy of the cluster's token file> (or RAY_AUTH_TOKEN) for this command."
+                    )
                 raise ConfigError(
                     f"executor ray: could not start or reach {where} ({_root_error(exc)}).{token} Check `address` "
                     "(--executor-set address=HEAD:6379 on a machine that can reach the head, ray://HEAD:10001 "
@@ -92,11 +96,17 @@ class RayExecutor:
         rows = ray.data.from_items([{"batch": pickle.dumps(batch)} for batch in batches],
                                    override_num_blocks=len(batches))
         results = rows.map_batches(
-            _Worker, fn_constructor_args=(setup,), batch_size=1, batch_format="numpy",
+            _Worker,
+            fn_constructor_args=(setup,),
+            batch_size=1,
+            batch_format="numpy",
             # one batch at a time per worker: a batch goes to whichever worker is free, on any node
             # (more in flight would queue them on the workers next to the data, the driver's node)
-            compute=ray.data.ActorPoolStrategy(size=min(self.params.workers, len(batches)), max_tasks_in_flight_per_actor=1),
-            num_cpus=self.params.cpus_per_worker, max_restarts=self.params.max_restarts,
+            compute=ray.data.ActorPoolStrategy(
+                size=min(self.params.workers, len(batches)), max_tasks_in_flight_per_actor=1
+            ),
+            num_cpus=self.params.cpus_per_worker,
+            max_restarts=self.params.max_restarts,
         )
         try:
             for row in results.iter_rows():

@@ -117,7 +117,9 @@ class LocalRayCluster:
         line = self._holder.stdout.readline() if self._holder.stdout else ""
         if not line.startswith(READY):
             self._holder.kill()
-            raise RuntimeError(f"could not make a network namespace for the Ray cluster (unshare: {line.strip() or 'no answer'})")
+            raise RuntimeError(
+                f"could not make a network namespace for the Ray cluster (unshare: {line.strip() or 'no answer'})"
+            )
         self._start_node("head", ["--head", "--port", str(self.port), "--include-dashboard", "false",
                                   "--temp-dir", str(self.base_dir / "t")])
         for _ in range(self.workers):
@@ -141,13 +143,17 @@ class LocalRayCluster:
         deadline = time.monotonic() + self.start_timeout
         while "Ray runtime started" not in log.read_text(errors="replace"):
             if proc.poll() is not None:
-                raise RuntimeError(f"ray start ({role}) exited with {proc.returncode}:\n{log.read_text(errors='replace')[-2000:]}")
+                raise RuntimeError(
+                    f"ray start ({role}) exited with {proc.returncode}:\n{log.read_text(errors='replace')[-2000:]}"
+                )
             if time.monotonic() > deadline:
                 raise TimeoutError(f"ray start ({role}) did not start within {self.start_timeout:.0f} s; log: {log}")
             time.sleep(0.5)
         while role != "head" and self.alive_nodes() < expected:  # registered with the head's GCS
             if time.monotonic() > deadline:
-                raise TimeoutError(f"ray node {role} did not join the cluster within {self.start_timeout:.0f} s; log: {log}")
+                raise TimeoutError(
+                    f"ray node {role} did not join the cluster within {self.start_timeout:.0f} s; log: {log}"
+                )
             time.sleep(1)
         return node
 

@@ -22,11 +22,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from criss_rag.config.references import DECLARES_SIGNAL
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError
+from criss_rag.plugin_utils import DECLARES_SIGNAL
 from criss_rag.types import Hit, Query
-
 from criss_rag_registry.years import request_year
 
 _DASH = r"\s*[-–—]\s*"
@@ -94,8 +93,11 @@ class RegistryCodesAnalyzer:
         histology: bool = Field(True, description="read 4-digit morphology codes and their ranges (terms `hist_...`)")
         histology_min: int = Field(8000, ge=0, le=9999, description="lowest number read as a histology code")
         histology_max: int = Field(
-            9993, ge=0, le=9999,
-            description="highest number read as a histology code (9998/9999, the data's 'no upper year' sentinels, stay out)",
+            9993,
+            ge=0,
+            le=9999,
+            description="highest number read as a histology code (9998/9999, the data's 'no upper year' sentinels, "
+                        "stay out)",
         )
         once: bool = Field(
             True,
@@ -233,7 +235,8 @@ class CodeCoverage:
         model_config = ConfigDict(extra="forbid")
         analyzer: str | dict[str, Any] = Field(
             "registry-codes",
-            description="the registry-codes analyzer (name or {name: registry-codes, <params>}) whose code settings apply",
+            description="the registry-codes analyzer (name or {name: registry-codes, <params>}) whose code settings "
+                        "apply",
         )
         weight: float = Field(
             3.0, ge=1,
@@ -251,7 +254,9 @@ class CodeCoverage:
             description="a line with `<label>: <years>` (e.g. 2018-2020, 2021-9998, *) counts only when the diagnosis "
             "year is among its years; null = lines are not checked for years",
         )
-        year_key: str = Field("diagnosis_year", min_length=1, description="query.filters key holding the diagnosis year")
+        year_key: str = Field(
+            "diagnosis_year", min_length=1, description="query.filters key holding the diagnosis year"
+        )
         signal: str = Field("code-coverage", min_length=1, description="signal name the new score is recorded under",
                             json_schema_extra=DECLARES_SIGNAL)
 

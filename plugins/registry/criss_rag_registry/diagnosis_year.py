@@ -13,7 +13,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError, DataError
 from criss_rag.types import FilterOutcome, Hit, Query
-
 from criss_rag_registry.years import YearRangeReader, YearRule, find_years, request_year
 
 SOURCE_SUFFIX = "_source"  # query.filters["diagnosis_year_source"]: "request" or "question"
@@ -76,7 +75,8 @@ class DiagnosisYearFilter:
         filter_key: str = Field("diagnosis_year", min_length=1, description="query.filters key holding the year")
         ranges: list[YearRule] = Field(
             default_factory=list,
-            description="ranges configured per document or version: [{where: {KEY: GLOB}, from_year: Y, to_year: Y|null}]; "
+            description="ranges configured per document or version: [{where: {KEY: GLOB}, from_year: Y, to_year: "
+                        "Y|null}]; "
             "the first rule whose `where` matches a chunk's metadata gives its range",
         )
         prefer: Literal["metadata", "ranges"] = Field(
@@ -104,7 +104,9 @@ class DiagnosisYearFilter:
         if raw is None:
             candidates = query.filters.get(key + CANDIDATES_SUFFIX)
             if candidates:
-                note = f"the question names several diagnosis years ({', '.join(map(str, candidates))}): nothing filtered"
+                note = (
+                    f"the question names several diagnosis years ({', '.join(map(str, candidates))}): nothing filtered"
+                )
             else:
                 note = ("no diagnosis year in the request or the question: nothing filtered "
                         "(the `diagnosis-year` query transform reads it from the question)")
@@ -148,10 +150,14 @@ class DiagnosisYearFilter:
         if not missing:
             return None
         f = self.params.field
-        what = (f"filter diagnosis-year: {len(missing)} of {len(nodes)} chunks carry no diagnosis-year range "
-                f"(metadata `{f}` as {{from, to}}, `{f}_from`/`{f}_to`, or a `ranges` rule), e.g. {', '.join(missing[:3])}")
+        what = (
+            f"filter diagnosis-year: {len(missing)} of {len(nodes)} chunks carry no diagnosis-year range "
+            f"(metadata `{f}` as {{from, to}}, `{f}_from`/`{f}_to`, or a `ranges` rule), e.g. {', '.join(missing[:3])}"
+        )
         if self.params.corpus_check == "lenient":
-            return f"{what}; they are {'kept' if self.params.unranged == 'keep' else 'dropped'} whenever a year is known"
+            return (
+                f"{what}; they are {'kept' if self.params.unranged == 'keep' else 'dropped'} whenever a year is known"
+            )
         raise ConfigError(
             f"{what}. The `jsonl` loader keeps only scalar fields and drops a nested `{f}`: load the corpus with "
             f"`registry-jsonl`, or configure `ranges:` per document or version, or set `corpus_check: lenient`"

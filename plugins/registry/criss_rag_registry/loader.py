@@ -16,7 +16,7 @@ from llama_index.core.schema import Document
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.sources import corpus_file, file_fingerprint, index_fields_param, make_document, read_records
+from criss_rag.plugin_utils import corpus_file, file_fingerprint, index_fields_param, make_document, read_records
 
 _SCALAR = (str, int, float, bool)
 

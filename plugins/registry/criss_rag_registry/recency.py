@@ -34,11 +34,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.config.references import DECLARES_SIGNAL
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError
+from criss_rag.plugin_utils import DECLARES_SIGNAL
 from criss_rag.types import Hit, Query
-
 from criss_rag_registry.staging import check_fields, cue_pattern, version_key
 from criss_rag_registry.years import YearRangeReader, request_year
 
@@ -61,16 +60,20 @@ class EditionRecency:
             description="metadata that must be equal for two chunks to be the same item in different versions",
         )
         identity_fields: list[str] = Field(
-            default_factory=lambda: ["schema_id", "title"], min_length=1,
+            default_factory=lambda: ["schema_id", "title"],
+            min_length=1,
             description="the first of these a chunk has names the item; the chunk's own version number is removed "
             "from it first ('EOD 3.0 | Nodes' and 'EOD 3.3 | Nodes' match). Schema ids stay the same across "
-            "versions while schema names change ('Lung' became 'Lung [8th: 2018-2024]'); table ids change, titles do not",
+            "versions while schema names change ('Lung' became 'Lung [8th: 2018-2024]'); table ids change, titles do "
+            "not",
         )
         field: str = Field(
             "applicable_years", min_length=1,
             description="metadata holding the chunk's diagnosis-year range (same shapes as the diagnosis-year filter)",
         )
-        year_key: str = Field("diagnosis_year", min_length=1, description="query.filters key holding the diagnosis year")
+        year_key: str = Field(
+            "diagnosis_year", min_length=1, description="query.filters key holding the diagnosis year"
+        )
         system_key: str = Field(
             "staging_system", min_length=1,
             description="query.filters key of a requested system; when set, systems are not ranked against each other",
@@ -100,7 +103,8 @@ class EditionRecency:
                             json_schema_extra=DECLARES_SIGNAL)
         corpus_check: Literal["strict", "lenient"] = Field(
             "strict",
-            description="chunks lacking the system or version field at ingest/open: strict = an error; lenient = a warning",
+            description="chunks lacking the system or version field at ingest/open: strict = an error; lenient = a "
+                        "warning",
         )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:

@@ -53,7 +53,9 @@ class SystemCues:
     def __init__(self, systems: Mapping[str, Sequence[str]]) -> None:
         self.systems = {value: [cue_pattern(c) for c in cues if c.strip()] for value, cues in systems.items()}
         # "EOD 3.3", "CS 02.05.50": a version right after a system's name
-        names = sorted({c for cues in systems.values() for c in cues if c.strip() and c.isascii()}, key=len, reverse=True)
+        names = sorted(
+            {c for cues in systems.values() for c in cues if c.strip() and c.isascii()}, key=len, reverse=True
+        )
         alternatives = "|".join(re.escape(n.casefold()) for n in names)
         self._after_system = (
             re.compile(rf"(?<![a-z0-9_])(?:{alternatives})\s*(?:\([^)]*\)\s*)?{_VERSION_LIST}") if names else None
@@ -129,7 +131,8 @@ class StagingVersionFilter:
         version_field: str = Field("version", min_length=1, description="chunk metadata holding the version")
         corpus_check: Literal["strict", "lenient"] = Field(
             "strict",
-            description="chunks lacking either field at ingest/open: strict = an error; lenient = a warning in the trace",
+            description="chunks lacking either field at ingest/open: strict = an error; lenient = a warning in the "
+                        "trace",
         )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
@@ -160,7 +163,9 @@ class StagingVersionFilter:
                 kept.append(hit)
         asked = ", ".join(x for x in (f"system {'/'.join(map(str, systems))}" if systems else "",
                                       f"version {'/'.join(map(str, versions))}" if versions else "") if x)
-        return FilterOutcome(kept, dict(removed), applied=True, note=f"{asked}: kept {len(kept)} of {len(hits)} candidates")
+        return FilterOutcome(
+            kept, dict(removed), applied=True, note=f"{asked}: kept {len(kept)} of {len(hits)} candidates"
+        )
 
     def check_corpus(self, nodes: Sequence[Any]) -> str | None:
         return check_fields(nodes, [self.params.system_field, self.params.version_field],

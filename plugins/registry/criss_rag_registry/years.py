@@ -102,7 +102,9 @@ class YearRangeReader:
         if isinstance(value, str) and value.strip():
             match = _RANGE_TEXT.match(value)
             if not match:
-                raise DataError(f"{_where(metadata)}: `{self.field}` is {value!r}; write it as 2018-2024, 2018+ or 2018-")
+                raise DataError(
+                    f"{_where(metadata)}: `{self.field}` is {value!r}; write it as 2018-2024, 2018+ or 2018-"
+                )
             start, plus, dash, end = match.groups()
             if plus or dash:  # "2018+" and "2018-" are open; "2018-2024" is closed
                 return self._make(start, end if dash else None, metadata)
@@ -124,7 +126,9 @@ class YearRangeReader:
         if last is not None and last in self.open_end_years:
             last = None  # the source's "no upper bound" sentinel (9998, 9999)
         if last is not None and last < first:
-            raise DataError(f"{_where(metadata)}: year range of `{self.field}` ends ({last}) before it starts ({first})")
+            raise DataError(
+                f"{_where(metadata)}: year range of `{self.field}` ends ({last}) before it starts ({first})"
+            )
         return YearRange(first, last)
 
 
@@ -141,7 +145,9 @@ _NOT_ONE_YEAR = (
     r"|이후|以降|以後|부터|から))"
 )
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_DATE_PREFIX = rf"(?:\d{{1,2}}[/.\-]\d{{1,2}}[/.\-]|{_MONTHS}\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?|\d{{1,2}}\s+{_MONTHS}\s+)?"
+_DATE_PREFIX = (
+    rf"(?:\d{{1,2}}[/.\-]\d{{1,2}}[/.\-]|{_MONTHS}\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?|\d{{1,2}}\s+{_MONTHS}\s+)?"
+)
 _EN_BEFORE = (
     r"\b(?:diagnos(?:ed|is|es)|dx(?:'?d)?|(?:year|date)\s+of\s+(?:diagnosis|dx)|(?:diagnosis|dx)\s+(?:year|date))"
     r"\s*(?:(?:in|during|on|of|from|:|=|-)\s*)?(?:the\s+year\s+)?(?:(?:early|late|mid)[\s-]+)?"

@@ -15,7 +15,12 @@ from criss_rag.errors import ConfigError
 from criss_rag.types import Hit, Query
 
 SIGNAL = "cross-encoder"
-WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json", "pytorch_model.bin.index.json")
+WEIGHT_FILES = (
+    "model.safetensors",
+    "pytorch_model.bin",
+    "model.safetensors.index.json",
+    "pytorch_model.bin.index.json",
+)
 EXPECTED = ("config.json, the weights (model.safetensors or pytorch_model.bin) and the tokenizer files "
             "(e.g. tokenizer.json or vocab.txt, with tokenizer_config.json)")
 HOW_TO_GET_ONE = (
@@ -41,7 +46,9 @@ def check_model_dir(path: Path, where: str) -> None:
     if not any((path / name).is_file() for name in WEIGHT_FILES):
         missing.append("model.safetensors (or pytorch_model.bin)")
     if missing:
-        raise ConfigError(f"{where}: cross-encoder model_path {path} has no {' and no '.join(missing)}. {HOW_TO_GET_ONE}")
+        raise ConfigError(
+            f"{where}: cross-encoder model_path {path} has no {' and no '.join(missing)}. {HOW_TO_GET_ONE}"
+        )
 
 
 def sentence_transformers_installed() -> bool:

@@ -15,9 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from criss_rag.config.references import refers_to
 from criss_rag.context import ComponentContext
-from criss_rag.structured import ParseStats, can_constrain, complete_json
+from criss_rag.plugin_utils import ParseStats, can_constrain, complete_json, refers_to
 from criss_rag.types import Hit, Query
 
 log = logging.getLogger(__name__)
@@ -44,7 +43,9 @@ _THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 _LIST_MARKER = re.compile(r"^\s*\d+[.)]\s+(?=\D*\d)")  # "1. [3] ..." in a numbered list: the 1 is not a passage
 _BRACKETED = re.compile(r"\[(\d+)\]")
 _NUMBER = re.compile(r"\d+")
-_NONE = re.compile(r"^\W*(none|nothing|no passages?( help)?|없음|없습니다|なし|ありません|无|沒有|没有)\W*$", re.IGNORECASE)
+_NONE = re.compile(
+    r"^\W*(none|nothing|no passages?( help)?|없음|없습니다|なし|ありません|无|沒有|没有)\W*$", re.IGNORECASE
+)
 
 
 #: Appended to the prompt when the backend constrains the reply to JSON.
@@ -120,7 +121,8 @@ class LLMReranker:
         )
         prompt: str = Field(
             DEFAULT_PROMPT,
-            description="the prompt template; {question} and {passages} (numbered `[n] title: text` lines) are filled in",
+            description="the prompt template; {question} and {passages} (numbered `[n] title: text` lines) are filled "
+                        "in",
         )
 
         @field_validator("prompt")

@@ -24,12 +24,8 @@ from fastapi.staticfiles import StaticFiles
 from sse_starlette.sse import EventSourceResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from criss_rag import __version__
-from criss_rag.cache import corpus_version
-from criss_rag.chat import ChatSession
-from criss_rag.engine import Engine
+from criss_rag import ChatSession, Engine, __version__
 from criss_rag.types import Answer
-
 from criss_rag_serve.jobs import ApiError, run_job, stream_job
 from criss_rag_serve.limits import AnswerPool
 from criss_rag_serve.openai_api import add_openai_routes
@@ -134,7 +130,7 @@ class Guard:
 
 def version_headers(engine: Engine) -> dict[str, str]:
     """Which corpus version answered: ``X-Corpus-Version`` (``v<N>:<fingerprint>``) and the index folder."""
-    return {"X-Corpus-Version": corpus_version(engine.manifest), "X-Index-Version": engine.index_dir.name}
+    return {"X-Corpus-Version": engine.corpus_label, "X-Index-Version": engine.index_dir.name}
 
 
 def create_app(engine: Engine, settings: ServeSettings, token: str | None = None) -> FastAPI:
@@ -169,9 +165,14 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
             return
         scheme, _, given = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
-            raise ApiError(401, "unauthorized", "this server needs a bearer token: send `Authorization: Bearer <token>` "
-                                                "(the token is in the server's environment variable "
-                                                f"{settings.token_env})", {"WWW-Authenticate": "Bearer"})
+            raise ApiError(
+                401,
+                "unauthorized",
+                "this server needs a bearer token: send `Authorization: Bearer <token>` "
+                "(the token is in the server's environment variable "
+                f"{settings.token_env})",
+                {"WWW-Authenticate": "Bearer"},
+            )
 
     # -- errors -----------------------------------------------------------------------------------
     @app.exception_handler(ApiError)
@@ -207,8 +208,12 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
     def session_for(session_id: str | None) -> Session:
         session = sessions.get(session_id) if session_id else sessions.create()
         if session is None:
-            raise ApiError(404, "session_not_found", "no such chat session (it may have expired after "
-                                                     f"{settings.session_idle_s:g} s idle); omit session_id to start a new one")
+            raise ApiError(
+                404,
+                "session_not_found",
+                "no such chat session (it may have expired after "
+                f"{settings.session_idle_s:g} s idle); omit session_id to start a new one",
+            )
         if not session.busy.acquire(blocking=False):
             raise ApiError(409, "session_busy", "this session is still answering its previous message; wait for it")
         return session
@@ -257,10 +262,14 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
     async def chat_stream(body: ChatRequest, request: Request) -> EventSourceResponse:  # type: ignore[valid-type]
         """The streaming /chat: the same events as /ask/stream; `done` also has session_id and turn."""
         session = session_for(body.session_id)
-        events = stream_job(executor, lambda stop: chat_turn(session, body, stream=True, cancel=stop), settings.timeout_s,
-                            request_id(request), extra=lambda: {"session_id": session.id,
-                                                                "turn": len(session.chat.exchanges)},
-                            on_done=session.busy.release)
+        events = stream_job(
+            executor,
+            lambda stop: chat_turn(session, body, stream=True, cancel=stop),
+            settings.timeout_s,
+            request_id(request),
+            extra=lambda: {"session_id": session.id, "turn": len(session.chat.exchanges)},
+            on_done=session.busy.release,
+        )
         return EventSourceResponse(events)
 
     @app.get("/health", response_model=Health, tags=["server"])
@@ -279,12 +288,14 @@ def create_app(engine: Engine, settings: ServeSettings, token: str | None = None
                 components[stage] = value.name
         cache = config.one("cache")
         return Health(status="ok", index_loaded=True, pipeline=config.name, config_hash=engine.config_hash,
-                      index_key=engine.manifest.key, corpus_version=corpus_version(engine.manifest),
+                      index_key=engine.manifest.key, corpus_version=engine.corpus_label,
                       documents=engine.manifest.documents, chunks=engine.manifest.chunks, components=components,
                       cache=cache.name if cache else None, sessions=len(sessions), warm_up_s=engine.warmed_up,
                       in_flight=executor.in_flight, answer_threads=executor.threads(), **served.status())
 
-    add_openai_routes(app, served.current, executor, settings, protected, request_id)  # /v1/models, /v1/chat/completions
+    add_openai_routes(
+        app, served.current, executor, settings, protected, request_id
+    )  # /v1/models, /v1/chat/completions
 
     @app.get("/page.json", tags=["server"])
     async def landing() -> dict[str, Any]:

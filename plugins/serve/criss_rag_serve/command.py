@@ -7,8 +7,7 @@ from pathlib import Path
 
 import click
 
-from criss_rag.cli.context import host_from
-
+from criss_rag.plugin_utils import host_from
 from criss_rag_serve.page import PageSettings, read_page_settings
 from criss_rag_serve.settings import TOKEN_ENV, ServeSettings, read_token
 
@@ -74,11 +73,10 @@ def serve(ctx: click.Context, config: Path, overrides: tuple[str, ...], build_if
     settings = ServeSettings.model_validate({**options, "cors_origins": list(options["cors_origins"]),  # type: ignore[arg-type]
                                              "page": page})
     token = read_token(settings)  # refuses a non-loopback host without a token, before loading anything
-    from criss_rag.engine import Engine
-    from criss_rag.pipeline import Pipeline
+    import criss_rag
 
-    engine = Engine.open(Pipeline.from_file(config, host_from(ctx), overrides, show_progress=True),
-                         build_if_missing=build_if_missing)
+    engine = criss_rag.open(config, overrides=overrides, build=build_if_missing, warm_up=False, host=host_from(ctx),
+                            show_progress=True)
     warm = engine.warm_up()  # models load now: the server listens (and /health answers) once the first question is fast
     click.echo(f"warmed up in {sum(warm.values()):.1f} s", err=True)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -18,9 +18,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from criss_rag.errors import CrissRagError
-from criss_rag.support import answer_pieces
+from criss_rag.plugin_utils import answer_pieces
 from criss_rag.types import Answer, AnswerEvent, ErrorEvent, ProgressEvent, StreamEvent, ThinkingEvent, TokenEvent
-
 from criss_rag_serve.sources import shown_answer
 
 log = logging.getLogger("criss_rag_serve")
@@ -44,9 +43,11 @@ def pipeline_error(exc: BaseException, request_id: str) -> ApiError:
     message (it may name internal hosts and files) or a traceback; both go to the server log."""
     log.error("request %s: the pipeline failed: %s", request_id, exc, exc_info=exc)
     kind = type(exc).__name__ if isinstance(exc, CrissRagError) else "internal error"
-    return ApiError(502 if isinstance(exc, CrissRagError) else 500,
-                    "pipeline_error" if isinstance(exc, CrissRagError) else "internal_error",
-                    f"the pipeline could not answer ({kind}); the server log has the details under request {request_id}.")
+    return ApiError(
+        502 if isinstance(exc, CrissRagError) else 500,
+        "pipeline_error" if isinstance(exc, CrissRagError) else "internal_error",
+        f"the pipeline could not answer ({kind}); the server log has the details under request {request_id}.",
+    )
 
 
 async def run_job(executor: ThreadPoolExecutor, work: Callable[[], Any], timeout_s: float, request_id: str,
@@ -89,9 +90,14 @@ def answer_events(answer: Answer, extra: dict[str, Any]) -> list[dict[str, str]]
     ]
 
 
-def stream_job(executor: ThreadPoolExecutor, events: Callable[[threading.Event], Iterator[StreamEvent]], timeout_s: float,
-                     request_id: str, extra: Callable[[], dict[str, Any]] = dict,
-                     on_done: Callable[[], None] | None = None) -> AsyncIterator[dict[str, str]]:
+def stream_job(
+    executor: ThreadPoolExecutor,
+    events: Callable[[threading.Event], Iterator[StreamEvent]],
+    timeout_s: float,
+    request_id: str,
+    extra: Callable[[], dict[str, Any]] = dict,
+    on_done: Callable[[], None] | None = None,
+) -> AsyncIterator[dict[str, str]]:
     """The engine's stream as SSE events: ``progress``, ``thinking`` and ``token`` events as they
     come, then ``citations`` and ``done``; or ``error``.
 
@@ -134,8 +140,15 @@ def stream_job(executor: ThreadPoolExecutor, events: Callable[[threading.Event],
     return _drain(queue, stop, future, deadline, timeout_s, request_id, extra)
 
 
-async def _drain(queue: asyncio.Queue[Any], stop: threading.Event, future: Future[Any], deadline: float,
-                 timeout_s: float, request_id: str, extra: Callable[[], dict[str, Any]]) -> AsyncIterator[dict[str, str]]:
+async def _drain(
+    queue: asyncio.Queue[Any],
+    stop: threading.Event,
+    future: Future[Any],
+    deadline: float,
+    timeout_s: float,
+    request_id: str,
+    extra: Callable[[], dict[str, Any]],
+) -> AsyncIterator[dict[str, str]]:
     loop = asyncio.get_running_loop()
     try:
         while True:

@@ -42,10 +42,9 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette.sse import EventSourceResponse
 
-from criss_rag.chat import ChatSession, Exchange
-from criss_rag.engine import Engine
+from criss_rag import ChatSession, Engine
+from criss_rag.plugin_utils import Exchange
 from criss_rag.types import Answer, Trace
-
 from criss_rag_serve.jobs import ApiError, run_job
 from criss_rag_serve.schemas import FilterValue
 from criss_rag_serve.settings import ServeSettings
@@ -95,8 +94,14 @@ def served_model(engine: Engine) -> str:
     return engine.pipeline.config.name
 
 
-def add_openai_routes(app: FastAPI, current: Callable[[], Engine], executor: ThreadPoolExecutor, settings: ServeSettings,
-                      dependencies: list[Any], request_id: Callable[[Request], str]) -> None:
+def add_openai_routes(
+    app: FastAPI,
+    current: Callable[[], Engine],
+    executor: ThreadPoolExecutor,
+    settings: ServeSettings,
+    dependencies: list[Any],
+    request_id: Callable[[Request], str],
+) -> None:
     """Add ``/v1/models`` and ``/v1/chat/completions`` to ``app`` (same token, workers and deadline);
     ``current()`` gives the engine a request answers with, from start to end."""
     model = served_model(current())
@@ -152,7 +157,9 @@ def _session(engine: Engine, body: CompletionRequest, model: str, settings: Serv
         if turn.role == "user":
             pending = turn.text()
         elif pending is not None:  # an assistant reply to the user turn before it
-            previous = Answer(question=pending, text=without_sources_block(turn.text()), trace=Trace(config_hash=engine.config_hash))
+            previous = Answer(
+                question=pending, text=without_sources_block(turn.text()), trace=Trace(config_hash=engine.config_hash)
+            )
             exchanges.append(Exchange(message=pending, question=pending, answer=previous))
             pending = None
     return ChatSession(engine, filters=dict(body.criss_rag.filters), exchanges=exchanges), question

@@ -24,22 +24,23 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from criss_rag.config.yaml_source import read_yaml_file
 from criss_rag.errors import ConfigError
+from criss_rag.plugin_utils import read_yaml_file
 
 #: the languages the page speaks (its own words, the notice and the example questions)
 LANGUAGES = ("en", "ko", "ja", "zh")
 #: shown when the deployer sets no notice: what the assistant is not, in each language
 DEFAULT_NOTICE = {
     "en": "This assistant gives general information from the sources it names. It is not a doctor and not "
-          "medical advice: it cannot diagnose you or choose a treatment. For decisions about your care, talk to "
-          "your doctor or nurse. In an emergency, call your local emergency number.",
+    "medical advice: it cannot diagnose you or choose a treatment. For decisions about your care, talk to "
+    "your doctor or nurse. In an emergency, call your local emergency number.",
     "ko": "이 도우미는 안내된 자료에 있는 일반적인 정보만 알려 드립니다. 의사가 아니며 의료 상담을 대신하지 "
-          "않습니다. 진단이나 치료 결정은 담당 의사나 간호사와 상의하세요. 응급 상황이면 바로 응급 번호로 연락하세요.",
-    "ja": "このアシスタントは、示した資料にある一般的な情報だけをお伝えします。医師ではなく、医療相談の代わりにはなりません。"
-          "診断や治療の判断は、担当の医師や看護師にご相談ください。緊急のときは、すぐに救急の番号に連絡してください。",
+    "않습니다. 진단이나 치료 결정은 담당 의사나 간호사와 상의하세요. 응급 상황이면 바로 응급 번호로 연락하세요.",
+    "ja": "このアシスタントは、示した資料にある一般的な情報だけをお伝えします。"
+    "医師ではなく、医療相談の代わりにはなりません。"
+    "診断や治療の判断は、担当の医師や看護師にご相談ください。緊急のときは、すぐに救急の番号に連絡してください。",
     "zh": "本助手只提供所列资料中的一般信息。它不是医生，不能代替医疗建议，也不能诊断或选择治疗。"
-          "有关您的治疗，请咨询您的医生或护士。紧急情况请拨打当地急救电话。",
+    "有关您的治疗，请咨询您的医生或护士。紧急情况请拨打当地急救电话。",
 }
 
 

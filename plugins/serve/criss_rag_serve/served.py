@@ -21,16 +21,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from criss_rag.engine import Engine
-from criss_rag.index_store import IndexStore
-from criss_rag.pipeline import Pipeline
+from criss_rag import Engine
 
 log = logging.getLogger("criss_rag_serve")
 
 
 def reopen(engine: Engine) -> Engine:
     """A new engine for the current version of ``engine`` 's index (same config, new components)."""
-    return Engine.open(Pipeline(engine.pipeline.config, engine.pipeline.host))
+    return engine.reopen()
 
 
 class ServedEngine:
@@ -56,9 +54,7 @@ class ServedEngine:
 
     def on_disk(self) -> Path | None:
         """The version folder the index's link points at now (``None`` when it is gone)."""
-        store = IndexStore(self.engine.pipeline.config.index_dir)
-        link = store.path(self.engine.manifest.key)
-        return store.current(self.engine.manifest.key) if link.exists() else None
+        return self.engine.version_on_disk()
 
     def check(self, *, wait: bool = False) -> None:
         """Start loading a newer version if there is one (``wait``: also wait for it to be served)."""

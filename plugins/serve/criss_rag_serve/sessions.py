@@ -9,7 +9,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from criss_rag.chat import ChatSession
+from criss_rag import ChatSession
 
 
 @dataclass

@@ -8,7 +8,6 @@ import os
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.errors import ConfigError
-
 from criss_rag_serve.page import PageSettings
 
 TOKEN_ENV = "CRISS_RAG_SERVE_TOKEN"
@@ -53,9 +52,11 @@ def read_token(settings: ServeSettings) -> str | None:
     """The bearer token from ``settings.token_env``; refuses to serve a non-loopback host without one."""
     raw = os.environ.get(settings.token_env)
     if raw is not None and not raw.strip():
-        raise ConfigError(f"environment variable {settings.token_env} is set but empty. Set a real token, e.g. "
-                          f"export {settings.token_env}=$(python -c 'import secrets; print(secrets.token_urlsafe(32))'), "
-                          f"or unset it to serve 127.0.0.1 without one")
+        raise ConfigError(
+            f"environment variable {settings.token_env} is set but empty. Set a real token, e.g. "
+            f"export {settings.token_env}=$(python -c 'import secrets; print(secrets.token_urlsafe(32))'), "
+            f"or unset it to serve 127.0.0.1 without one"
+        )
     token = raw.strip() if raw else None
     if token is None and not is_loopback(settings.host):
         raise ConfigError(

@@ -18,7 +18,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from criss_rag.text import CITATION_MARKER, detect_language
+from criss_rag.plugin_utils import CITATION_MARKER, detect_language
 from criss_rag.types import Answer, Citation
 
 #: the heading of the sources block, in the answer's language

@@ -34,9 +34,9 @@ from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore
 from llama_index.core.storage.docstore import BaseDocumentStore
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
 from criss_rag.errors import DataError, IndexStoreError
+from criss_rag.plugin_utils import NOT_IN_INDEX_KEY
 from criss_rag.types import Query
 
 if TYPE_CHECKING:  # scikit-learn and scipy load when a TF-IDF index is built or loaded, not with the plugin

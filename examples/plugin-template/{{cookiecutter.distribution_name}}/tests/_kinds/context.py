@@ -5,7 +5,7 @@ from llama_index.core.schema import NodeWithScore
 
 import {{ cookiecutter.package_name }}.plugin as plugin
 from criss_rag.errors import ConfigError
-from criss_rag.testing import pipeline_from_yaml, plugin_host, run_pipeline
+from criss_rag.testing import pipeline_from_yaml, plugin_host, replaced, run_pipeline
 from criss_rag.types import Hit, Query, text_node
 from {{ cookiecutter.package_name }} import {{ cookiecutter.__class_name }}
 
@@ -44,6 +44,6 @@ def test_runs_in_a_pipeline(tmp_path):
 
 def test_a_bad_option_names_the_key(tmp_path):
     host = plugin_host({"{{ cookiecutter.plugin_slug }}": plugin})
-    yaml_text = PIPELINE_YAML.replace("max_evidence: 2", "max_evidence: 0")
+    yaml_text = replaced(PIPELINE_YAML, "max_evidence: 2", "max_evidence: 0")
     with pytest.raises(ConfigError, match="key 'max_evidence': Input should be greater than or equal to 1"):
         pipeline_from_yaml(yaml_text, tmp_path, host)

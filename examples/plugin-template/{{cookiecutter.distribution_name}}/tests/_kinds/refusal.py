@@ -5,7 +5,7 @@ from llama_index.core.schema import NodeWithScore
 
 import {{ cookiecutter.package_name }}.plugin as plugin
 from criss_rag.errors import ConfigError
-from criss_rag.testing import EchoGenerator, pipeline_from_yaml, plugin_host, run_pipeline
+from criss_rag.testing import engine_from_yaml, pipeline_from_yaml, plugin_host, replaced, run_pipeline
 from criss_rag.types import Hit, Query, text_node
 from {{ cookiecutter.package_name }} import {{ cookiecutter.__class_name }}
 
@@ -37,15 +37,15 @@ def test_runs_in_a_pipeline(tmp_path):
     host = plugin_host({"{{ cookiecutter.plugin_slug }}": plugin})  # the fake plugin + this one
     answered = run_pipeline(PIPELINE_YAML, "What is liver cancer?", tmp_path, host)
     assert not answered.refused, answered.refusal_detail
-    calls = EchoGenerator.calls
-    refused = run_pipeline(PIPELINE_YAML, "Does jaundice matter?", tmp_path, host)  # one sentence says jaundice
+    engine = engine_from_yaml(PIPELINE_YAML, tmp_path, host)
+    refused = engine.ask("Does jaundice matter?")  # one sentence says jaundice
     assert refused.refused and refused.refusal_reason == "too_little_evidence"
     assert refused.trace.stage("refusal").notes["refused"] is True
-    assert EchoGenerator.calls == calls  # a refusal calls no generator
+    assert engine.pipeline.one("generator").calls == 0  # a refusal calls no generator
 
 
 def test_a_bad_option_names_the_key(tmp_path):
     host = plugin_host({"{{ cookiecutter.plugin_slug }}": plugin})
-    yaml_text = PIPELINE_YAML.replace("min_hits: 2", "min_hits: 0")
+    yaml_text = replaced(PIPELINE_YAML, "min_hits: 2", "min_hits: 0")
     with pytest.raises(ConfigError, match="key 'min_hits': Input should be greater than or equal to 1"):
         pipeline_from_yaml(yaml_text, tmp_path, host)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.text import split_sentences
+from criss_rag.plugin_utils import split_sentences
 from criss_rag.types import Context, Generation, Query
 
 MODEL = "{{ cookiecutter.component_name }} (no LLM)"

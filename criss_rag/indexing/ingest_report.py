@@ -40,7 +40,9 @@ class IngestReport:
     rebuilt_because: dict[str, str] = field(default_factory=dict)  # label -> why it was rebuilt whole
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (item, reason) the loader or the chunker skipped
     warnings: list[str] = field(default_factory=list)
-    steps: dict[str, float] = field(default_factory=dict)  # seconds per step (loading, chunking, retriever <label>, ...)
+    steps: dict[str, float] = field(
+        default_factory=dict
+    )  # seconds per step (loading, chunking, retriever <label>, ...)
 
     def summary(self) -> str:
         lines: list[str] = []

@@ -11,7 +11,7 @@ together) when
    clause of it with three or more terms must have at least ``clause_threshold`` of them somewhere
    in the cited passages (an appended clause, a new claim); and
 2. nothing decisive in it is contradicted by, or absent from, the aligned sentences
-   (:mod:`criss_rag.lexicon.claims`, :mod:`criss_rag.meaning_items`): its polarity (negating cues
+   (:mod:`criss_rag.lexicon.claims`, :mod:`criss_rag.answering.meaning_items`): its polarity (negating cues
    with their scope, clause by clause), each number with its comparison word and unit in any
    notation (:mod:`criss_rag.lexicon.quantities`), stages / TNM / grades and disease states,
    entities by category, populations, directions on each scale and the standard of a comparison
@@ -40,10 +40,10 @@ from criss_rag.lexicon.edits import single_change, swapped
 from criss_rag.lexicon.negation import negated_scopes, without_non_negating
 from criss_rag.lexicon.quantities import same_quantity as _same_quantity
 from criss_rag.lexicon.terms import content_terms
-from criss_rag.meaning_items import (_PROBLEM_KIND, _about, _bound_items, _direction, _disease_group, _group,
+from criss_rag.answering.meaning_items import (_PROBLEM_KIND, _about, _bound_items, _direction, _disease_group, _group,
                                     _implied, _items, _marker_agrees, _named, _same_thing, _shown, _stage_kind)
-from criss_rag.support import claim_text
-from criss_rag.text import detect_language, split_sentences
+from criss_rag.answering.sentence_check import claim_text
+from criss_rag.language.text import detect_language, split_sentences
 from criss_rag.types import Context, Query, SentenceProblem, SentenceSupport
 
 #: share of a sentence's content terms its aligned passage sentences must contain
@@ -385,7 +385,7 @@ class MeaningSupport:
 
 
 def _decisive_label(sentence: str, claim: str) -> bool:
-    """Whether the label :func:`~criss_rag.support.claim_text` cut off names a stage or a number."""
+    """Whether the label :func:`~criss_rag.answering.sentence_check.claim_text` cut off names a stage or a number."""
     cut = sentence[: max(0, len(sentence) - len(claim.lstrip()))]
     reading = read(cut) if cut.strip() else None
     return bool(reading and (reading.stages or reading.quantities or reading.population or reading.entities))

@@ -22,7 +22,9 @@ def free_bytes(path: Path) -> int:
     return shutil.disk_usage(path).free
 
 
-def estimate_version_bytes(texts: Sequence[str], retrievers: int, previous_bytes: int = 0, previous_chunks: int = 0) -> int:
+def estimate_version_bytes(
+    texts: Sequence[str], retrievers: int, previous_bytes: int = 0, previous_chunks: int = 0
+) -> int:
     """About how many bytes the next version takes: the previous version's size scaled by its
     chunk count when there is one; else from the chunk text (the docstore stores each chunk about
     twice over as JSON with its metadata; each retriever about twice the text: terms, postings or

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from criss_rag.chinese_script import message_for
-from criss_rag.text import detect_language
+from criss_rag.language.chinese_script import message_for
+from criss_rag.language.text import detect_language
 
 #: The evidence does not answer the question (the refusal policy's default, and a model's decline).
 INSUFFICIENT_EVIDENCE = {
@@ -23,7 +23,8 @@ INSUFFICIENT_EVIDENCE = {
 #: An answer none of whose sentences the evidence supports (or, with ``unsupported: withhold``,
 #: one with an unsupported sentence).
 UNSUPPORTED = {
-    "en": "Insufficient evidence: the answer was checked against the sources and they do not support it, so it is withheld.",
+    "en": "Insufficient evidence: the answer was checked against the sources and they do not support it, so it is "
+          "withheld.",
     "ko": "근거 부족: 답변을 자료와 대조한 결과 자료가 뒷받침하지 않아 보여 드리지 않습니다.",
     "ja": "根拠が不十分です：回答を資料と照合した結果、資料が裏付けていないため、表示しません。",
     "zh": "证据不足：该回答经与资料核对，资料并不支持其内容，因此不予显示。",

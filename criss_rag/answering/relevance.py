@@ -1,7 +1,7 @@
 """The relevance verdict: does the answer (or, before generation, the evidence) speak about what
 the question asks, not just about cancer?
 
-Support (:mod:`criss_rag.support`) asks whether the evidence states a sentence; a sentence quoted
+Support (:mod:`criss_rag.answering.sentence_check`) asks whether the evidence states a sentence; a sentence quoted
 from a staging passage is always supported, even when the question was whether cancer spreads by
 sharing a razor. Relevance asks something else: the question's content words (its terms, minus
 stopwords, filler words and the generic cancer words every passage shares) must be *covered*.
@@ -39,9 +39,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from criss_rag.answering.sentence_check import basic_terms
+from criss_rag.language.text import HAN, HANGUL, detect_language, split_sentences
 from criss_rag.lexicon.facets import Facets, extract
-from criss_rag.support import basic_terms
-from criss_rag.text import HAN, HANGUL, detect_language, split_sentences
 from criss_rag.types import Context, Evidence, RelevanceVerdict, SentenceSupport
 
 Language = Literal["en", "ko", "ja", "zh"]
@@ -240,7 +240,10 @@ class RelevanceCheck:
         verdict = self._decide(question, hit, missing, focus, f"{checked} (across languages, by the lexicon)",
                                subject_required=True)
         if not asked and cancers:  # a cancer the lexicon cannot place: words tell nothing here
-            verdict.relevant, verdict.checked = True, f"{checked}: not checked (across languages, nothing the lexicon knows)"
+            verdict.relevant, verdict.checked = (
+                True,
+                f"{checked}: not checked (across languages, nothing the lexicon knows)",
+            )
         elif not asked:  # nothing the lexicon knows and no cancer named: relevance cannot be shown
             verdict.relevant, verdict.score, verdict.missing = False, 0.0, words
         return verdict

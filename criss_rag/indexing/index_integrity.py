@@ -42,7 +42,9 @@ def file_digests(directory: Path, skip: tuple[str, ...] = ()) -> dict[str, dict[
 def verify_files(directory: Path, files: dict[str, dict[str, Any]], *, content: bool = True) -> None:
     """Check the files of the version in ``directory`` against its manifest's ``files``."""
     if not files:
-        raise IndexStoreError(f"index at {directory} records no file checksums, so its files cannot be checked. {REMEDY}")
+        raise IndexStoreError(
+            f"index at {directory} records no file checksums, so its files cannot be checked. {REMEDY}"
+        )
     for relative, expected in files.items():
         path = directory / relative
         try:
@@ -51,8 +53,10 @@ def verify_files(directory: Path, files: dict[str, dict[str, Any]], *, content: 
             raise IndexStoreError(f"index file {path} is missing (the manifest lists it). {REMEDY}") from None
         if size != expected.get("size"):
             how = "truncated" if size < int(expected.get("size", 0)) else "grown"
-            raise IndexStoreError(f"index file {path} is damaged: {size} bytes, the manifest says {expected.get('size')} "
-                                  f"({how} after ingest wrote it). {REMEDY}")
+            raise IndexStoreError(
+                f"index file {path} is damaged: {size} bytes, the manifest says {expected.get('size')} "
+                f"({how} after ingest wrote it). {REMEDY}"
+            )
         if content and sha256_of(path) != expected.get("sha256"):
             raise IndexStoreError(f"index file {path} is damaged: its content does not match the checksum ingest "
                                   f"recorded (SHA-256), e.g. a flipped bit or an edit. {REMEDY}")

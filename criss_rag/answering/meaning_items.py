@@ -1,6 +1,6 @@
 """How the decisive items of a sentence compare with those of its passage: which items exclude
 each other (stage I / stage II, men / women, early / metastatic), which a passage implies
-(neoadjuvant treatment names surgery), the problems :class:`~criss_rag.meaning.MeaningSupport`
+(neoadjuvant treatment names surgery), the problems :class:`~criss_rag.answering.meaning_check.MeaningSupport`
 reports for items the aligned passage sentences lack or contradict, and whether two negated clauses
 are about the same thing.
 """

@@ -28,10 +28,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.chinese_script import message_for
-from criss_rag.refusal_messages import OFF_TOPIC, UNSUPPORTED
-from criss_rag.support import answer_pieces, answer_sentences
-from criss_rag.text import detect_language
+from criss_rag.answering.refusal_messages import OFF_TOPIC, UNSUPPORTED
+from criss_rag.answering.sentence_check import answer_pieces, answer_sentences
+from criss_rag.language.chinese_script import message_for
+from criss_rag.language.text import detect_language
 from criss_rag.types import Refusal, RelevanceVerdict, SentenceSupport
 
 UNSUPPORTED_MESSAGES = UNSUPPORTED  # shown instead of an answer the evidence does not support
@@ -65,7 +65,7 @@ class Grounded:
 
 
 def apply_policy(text: str, verdicts: list[SentenceSupport], policy: GroundingPolicy) -> Grounded:
-    """Apply ``policy`` to ``text`` whose claims (:func:`~criss_rag.support.answer_sentences`)
+    """Apply ``policy`` to ``text`` whose claims (:func:`~criss_rag.answering.sentence_check.answer_sentences`)
     have ``verdicts``. ``text`` comes back unchanged unless a marker is added or a sentence dropped."""
     shown: list[SentenceSupport] = []
     dropped: list[SentenceSupport] = []

@@ -3,7 +3,7 @@ rebuild) every retriever → swap the new version in atomically.
 
 An index is keyed by the ingest settings and the corpus *source* (the loader's name and params),
 never by the corpus content: a changed corpus updates its index. Each version records its
-documents' content hashes (:mod:`criss_rag.corpus_diff`), so the next ingest re-chunks and
+documents' content hashes (:mod:`criss_rag.indexing.corpus_diff`), so the next ingest re-chunks and
 re-embeds only added and changed documents, and takes the chunks of changed and deleted ones out
 of every retriever.
 """
@@ -24,12 +24,19 @@ from llama_index.core.storage.docstore import SimpleDocumentStore
 from llama_index.core.utils import get_tokenizer
 
 from criss_rag.config.model import not_in_index_key
-from criss_rag.corpus_diff import CorpusDiff, DocumentEntry, DocumentTable, corpus_fingerprint, diff_corpus, hashes_of
-from criss_rag.disk_space import describe, disk_full, estimate_version_bytes
 from criss_rag.errors import ComponentError, DataError, IndexStoreError
-from criss_rag.executors import embed_on_executor
-from criss_rag.index_store import IndexLock, IndexStore, Manifest, index_key
-from criss_rag.ingest_report import IngestReport, Progress, token_stats
+from criss_rag.indexing.corpus_diff import (
+    CorpusDiff,
+    DocumentEntry,
+    DocumentTable,
+    corpus_fingerprint,
+    diff_corpus,
+    hashes_of,
+)
+from criss_rag.indexing.disk_space import describe, disk_full, estimate_version_bytes
+from criss_rag.indexing.executors import embed_on_executor
+from criss_rag.indexing.index_store import IndexLock, IndexStore, Manifest, index_key
+from criss_rag.indexing.ingest_report import IngestReport, Progress, token_stats
 from criss_rag.pipeline import Pipeline
 from criss_rag.version import __version__
 
@@ -62,8 +69,10 @@ def load_documents(pipeline: Pipeline) -> tuple[list[Document], list[tuple[str, 
     skipped = [(str(item), str(reason)) for item, reason in getattr(loader, "skipped", None) or []]
     if not documents:
         key = getattr(loader, "path_key", "loader.path")  # a loader may name its own key (e.g. manuals[].path)
-        raise DataError(f"{pipeline.config.source}: the loader found no documents; check `{key}`"
-                        + (f" ({len(skipped)} items skipped, e.g. {skipped[0][0]}: {skipped[0][1]})" if skipped else ""))
+        raise DataError(
+            f"{pipeline.config.source}: the loader found no documents; check `{key}`"
+            + (f" ({len(skipped)} items skipped, e.g. {skipped[0][0]}: {skipped[0][1]})" if skipped else "")
+        )
     counts = Counter(doc.doc_id for doc in documents)
     dupes = [doc_id for doc_id, n in counts.items() if n > 1]
     if dupes:
@@ -120,11 +129,13 @@ def _previous(store: IndexStore, key: str, pipeline: Pipeline, progress: Progres
         return None
 
 
-def ingest(pipeline: Pipeline, *, force: bool = False, executor: Any = None, lock_timeout: float = 600.0) -> IngestReport:
+def ingest(
+    pipeline: Pipeline, *, force: bool = False, executor: Any = None, lock_timeout: float = 600.0
+) -> IngestReport:
     """Bring the index of ``pipeline`` up to date with its corpus (``force``: rebuild it whole);
-    with an ``executor`` (:mod:`criss_rag.executors`) the new chunks are embedded there first.
+    with an ``executor`` (:mod:`criss_rag.indexing.executors`) the new chunks are embedded there first.
     One writer per index at a time: another ingest of the same index is waited for, at most
-    ``lock_timeout`` seconds (:class:`~criss_rag.index_store.IndexLock`)."""
+    ``lock_timeout`` seconds (:class:`~criss_rag.indexing.index_store.IndexLock`)."""
     progress = Progress(pipeline.show_progress)
     store = IndexStore(pipeline.config.index_dir)
     key = pipeline_index_key(pipeline)
@@ -189,7 +200,9 @@ def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Pr
     if not chunks:
         raise DataError(f"{pipeline.config.source}: the chunker produced no chunks (are the documents empty?)")
     _check_unique_ids(chunks, pipeline)
-    warnings = [f"{stage}: {warning}" for stage, warning in pipeline.check_corpus(chunks).items()]  # strict filters raise
+    warnings = [
+        f"{stage}: {warning}" for stage, warning in pipeline.check_corpus(chunks).items()
+    ]  # strict filters raise
     warnings = [f"loader: {item}: {message}"  # e.g. pypdf's, instead of raw on stderr
                 for item, message in getattr(pipeline.one("loader"), "warnings", None) or []] + warnings
     for warning in warnings:  # the report carries them (`criss-rag ingest` prints it): logged below WARNING,
@@ -214,7 +227,9 @@ def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Pr
             target = directory / RETRIEVERS / cc.label
             old = previous.directory / RETRIEVERS / cc.label if incremental else None
             with progress.step(f"retriever {cc.label}"):
-                actions[cc.label] = _index(pipeline, cc, retriever, chunks, new_chunks, removed_ids, old, target, because)
+                actions[cc.label] = _index(
+                    pipeline, cc, retriever, chunks, new_chunks, removed_ids, old, target, because
+                )
 
     version = (previous.manifest.corpus_version + 1) if previous else 1
     manifest = Manifest(
@@ -236,12 +251,27 @@ def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Pr
     store.write(manifest, write_version, needed_bytes=needed)
     mean, median = token_stats(table.tokens())
     return IngestReport(
-        store.path(key), key, True, len(documents), len(chunks), mean, median, time.perf_counter() - started,
-        mode="updated" if incremental else "built", corpus_version=version, corpus_fingerprint=manifest.corpus_fingerprint,
-        diff=diff.counts(), rechunked=len(to_chunk), new_chunks=len(new_chunks), removed_chunks=len(removed_ids),
+        store.path(key),
+        key,
+        True,
+        len(documents),
+        len(chunks),
+        mean,
+        median,
+        time.perf_counter() - started,
+        mode="updated" if incremental else "built",
+        corpus_version=version,
+        corpus_fingerprint=manifest.corpus_fingerprint,
+        diff=diff.counts(),
+        rechunked=len(to_chunk),
+        new_chunks=len(new_chunks),
+        removed_chunks=len(removed_ids),
         embedded=pipeline.embedded_total - embedded_before if pipeline.config.one("embedding") else None,
-        retrievers=actions, rebuilt_because=because,
-        skipped=skipped, warnings=warnings, steps=progress.seconds,
+        retrievers=actions,
+        rebuilt_because=because,
+        skipped=skipped,
+        warnings=warnings,
+        steps=progress.seconds,
     )
 
 

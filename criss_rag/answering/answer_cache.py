@@ -18,12 +18,12 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from criss_rag.text import detect_language
-from criss_rag.types import Answer, CacheScope, CachedFrom, Query, StageTrace, Trace
+from criss_rag.language.text import detect_language
+from criss_rag.types import Answer, CachedFrom, CacheScope, Query, StageTrace, Trace
 
 if TYPE_CHECKING:
     from criss_rag.config import ComponentConfig
-    from criss_rag.index_store import Manifest
+    from criss_rag.indexing.index_store import Manifest
     from criss_rag.pipeline import Pipeline
 
 
@@ -67,8 +67,13 @@ class CacheStage:
         if hit is None:
             return None, stage
         stage.n_out = 1
-        stage.notes.update(hit=True, similarity=round(float(hit.similarity), 4), original_question=hit.original_question,
-                           stored=hit.stored, original_config_hash=hit.answer.trace.config_hash)
+        stage.notes.update(
+            hit=True,
+            similarity=round(float(hit.similarity), 4),
+            original_question=hit.original_question,
+            stored=hit.stored,
+            original_config_hash=hit.answer.trace.config_hash,
+        )
         answer = hit.answer.model_copy(update={
             "question": query.text,
             "trace": trace,

@@ -94,8 +94,10 @@ def read_csv(path: Path, delimiter: str = ",", encoding: str = "utf-8-sig") -> I
                 yield reader.line_num, {k: v for k, v in row.items() if k is not None}
         except UnicodeDecodeError as exc:
             raise DataError(
-                f"{path}: not readable as {encoding} ({exc.reason}, near line {reader.line_num + 1}); set the loader's `encoding` "
-                "(utf-8-sig for UTF-8 with or without a byte-order mark, cp932 for Japanese Shift_JIS, cp949 for Korean)"
+                f"{path}: not readable as {encoding} ({exc.reason}, near line {reader.line_num + 1}); set the loader's "
+                "`encoding` "
+                "(utf-8-sig for UTF-8 with or without a byte-order mark, cp932 for Japanese Shift_JIS, cp949 for "
+                "Korean)"
             ) from None
         except csv.Error as exc:
             raise DataError(f"{path}:{reader.line_num}: not valid CSV ({exc})") from None

@@ -24,11 +24,12 @@ from criss_rag.context import ComponentContext
 from criss_rag.errors import ComponentError, ConfigError, CrissRagError
 from criss_rag.pipeline import Pipeline
 from criss_rag.plugins import PluginHost
+from criss_rag.protocols import check_protocol
 
 LOCAL = "local"
 #: What a worker receives: a picklable callable that builds the batch function once per worker.
 Setup = Callable[[], Callable[[list[Any]], list[Any]]]
-log = logging.getLogger("criss_rag.executors")
+log = logging.getLogger("criss_rag.indexing.executors")
 
 
 def open_executor(pipeline: Pipeline, name: str | None, settings: Sequence[str] = ()) -> Any | None:
@@ -52,11 +53,15 @@ def open_executor(pipeline: Pipeline, name: str | None, settings: Sequence[str] 
         raise ConfigError(_explain_validation(exc, spec.params_model, spec, "executor", (),
                                               lambda path: "--executor-set")) from None
     try:
-        return spec.factory(params, ComponentContext(pipeline, "executor"))
+        executor = spec.factory(params, ComponentContext(pipeline, "executor"))
     except CrissRagError:
         raise
     except Exception as exc:
-        raise ComponentError(f"executor {name!r} (plugin {spec.plugin!r}) failed to start: {type(exc).__name__}: {exc}") from exc
+        raise ComponentError(
+            f"executor {name!r} (plugin {spec.plugin!r}) failed to start: {type(exc).__name__}: {exc}"
+        ) from exc
+    check_protocol("executor", spec, executor)
+    return executor
 
 
 def run_batches(executor: Any, setup: Setup, batches: Iterable[list[Any]]) -> Iterator[list[Any]]:
@@ -81,7 +86,7 @@ def embed_on_executor(pipeline: Pipeline, chunks: Sequence[Any], executor: Any, 
     from llama_index.core.schema import MetadataMode
     from tqdm import tqdm
 
-    from criss_rag.embedding_cache import text_key
+    from criss_rag.indexing.embedding_cache import text_key
 
     texts = list(dict.fromkeys(chunk.get_content(MetadataMode.EMBED) for chunk in chunks))
     model_id = pipeline.embedding_model_id()
@@ -106,7 +111,7 @@ def _embedder(config: Any, host_recipe: Callable[[], PluginHost]) -> Callable[[l
     """On a worker: the pipeline's embedding model, built from the same config."""
     import numpy as np
 
-    from criss_rag.embedding_cache import text_key
+    from criss_rag.indexing.embedding_cache import text_key
 
     embedding = Pipeline(config, host_recipe()).embedding(requested_by="executor")
 

@@ -39,9 +39,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from criss_rag.disk_space import describe, disk_full, free_bytes, human
 from criss_rag.errors import IndexStoreError
-from criss_rag.index_integrity import file_digests, verify_files
+from criss_rag.indexing.disk_space import describe, disk_full, free_bytes, human
+from criss_rag.indexing.index_integrity import file_digests, verify_files
 
 FORMAT_VERSION = 3  # 3: the manifest lists every file with its size and SHA-256
 MANIFEST = "manifest.json"
@@ -156,7 +156,8 @@ class IndexStore:
             raise IndexStoreError(
                 f"not enough free space for the new index version under {self.root}: it needs about "
                 f"{human(needed_bytes)} (an estimate), the file system has {human(free)} free. Nothing was written; "
-                f"{self.serving_note(manifest.key)} Free some space (or point `index.dir` at a larger disk) and re-run ingest."
+                f"{self.serving_note(manifest.key)} Free some space (or point `index.dir` at a larger disk) and re-run "
+                "ingest."
             )
         tmp = self.root / f".tmp-{manifest.key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         version = self.root / f"{manifest.key}@v{manifest.corpus_version}-{uuid.uuid4().hex[:8]}"
@@ -179,7 +180,8 @@ class IndexStore:
             raise IndexStoreError(
                 f"the disk holding {self.root} filled up while ingest wrote the new index version "
                 f"({describe(full)}; {human(free_bytes(self.root))} free now). The partial version was removed; "
-                f"{self.serving_note(manifest.key)} Free some space (or point `index.dir` at a larger disk) and re-run ingest."
+                f"{self.serving_note(manifest.key)} Free some space (or point `index.dir` at a larger disk) and re-run "
+                "ingest."
             ) from exc
         return version
 

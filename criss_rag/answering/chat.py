@@ -31,10 +31,10 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
-from criss_rag.chinese_script import chinese_script
 from criss_rag.config.model import ChatSettings
 from criss_rag.errors import DataError
-from criss_rag.text import detect_language
+from criss_rag.language.chinese_script import chinese_script
+from criss_rag.language.text import detect_language
 from criss_rag.types import Answer, AnswerEvent, ChatTurn, StageTrace, StreamEvent
 
 SESSION_FORMAT = "criss_rag.chat/1"

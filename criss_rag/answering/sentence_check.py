@@ -17,7 +17,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 
-from criss_rag.text import CITATION_MARKER, HAN, HANGUL, KANA, split_sentences
+from criss_rag.language.text import CITATION_MARKER, HAN, HANGUL, KANA, split_sentences
 from criss_rag.types import Context, Query, SentenceProblem, SentenceSupport
 
 #: A sentence is supported when its alignment score reaches this (the engine's default check).
@@ -186,7 +186,9 @@ class LexicalSupport:
         self.name = name
 
     def verify(self, query: Query, sentences: Sequence[SentenceSupport], context: Context) -> list[SentenceSupport]:
-        passages = {e.number: set(self.analyze(f"{e.hit.metadata.get('title', '')}\n{e.text}")) for e in context.evidence}
+        passages = {
+            e.number: set(self.analyze(f"{e.hit.metadata.get('title', '')}\n{e.text}")) for e in context.evidence
+        }
         return [self.judge(s, passages) for s in sentences]
 
     def judge(self, sentence: SentenceSupport, passages: dict[int, set[str]]) -> SentenceSupport:
@@ -208,7 +210,9 @@ class LexicalSupport:
         return sentence.model_copy(update={"supported": False, "score": round(score, 4), "evidence": None,
                                            "method": self.name, "problems": self._missing(terms, passages, sentence)})
 
-    def _missing(self, terms: set[str], passages: dict[int, set[str]], sentence: SentenceSupport) -> list[SentenceProblem]:
+    def _missing(
+        self, terms: set[str], passages: dict[int, set[str]], sentence: SentenceSupport
+    ) -> list[SentenceProblem]:
         """The sentence's terms its best passage lacks (the reason a lexical verdict gives)."""
         if not terms:
             return [SentenceProblem.of("no_match", "no words to compare")]

@@ -1,0 +1,30 @@
+"""Stage records of an answer's trace: how long a step took and what it kept."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from criss_rag.types import FilterOutcome, Hit, StageTrace
+
+
+def ms_since(started: float) -> float:
+    """Milliseconds since ``started`` (a ``time.perf_counter()`` reading), to the microsecond."""
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+def stage_trace(stage: str, component: str, n_in: int, hits: list[Hit], started: float,
+                notes: dict | None = None) -> StageTrace:
+    """The trace record of a step that took ``n_in`` candidates and kept ``hits``."""
+    return StageTrace(
+        stage=stage, component=component, n_in=n_in, n_out=len(hits), ms=ms_since(started),
+        top_scores=[round(h.score, 4) for h in hits[:5]], notes=notes or {},
+    )
+
+
+def filter_notes(outcome: FilterOutcome, n_in: int) -> dict[str, Any]:
+    """A filter's trace notes: how many it kept, and how many it removed for which reason."""
+    notes: dict[str, Any] = {"kept": len(outcome.hits), "removed": dict(outcome.removed), "applied": outcome.applied}
+    if outcome.note:
+        notes["note"] = outcome.note
+    return notes
