@@ -413,14 +413,19 @@ def test_a_list_naming_a_refusal_reason_names_only_things_that_exist():
         for match in re.finditer(r"refusal_reason\\?\"?\s*(?:==|=|:)\s*\\?\"([a-z_]+)\\?\"", text):
             if match.group(1) not in reasons:
                 wrong.append(f"{page.relative_to(ROOT)}:{text.count(chr(10), 0, match.start()) + 1}: {match.group(0)}")
-    assert not wrong, "names listed with refusal reasons that are neither a reason nor in the code:\n" + "\n".join(wrong)
+    assert not wrong, "names listed with refusal reasons that are neither a reason nor in the code:\n" + "\n".join(
+        wrong
+    )
 
 
 def _types_with_fields() -> dict[str, type]:
     from criss_rag import types
 
-    return {name: cls for name, cls in vars(types).items()
-            if isinstance(cls, type) and getattr(cls, "__module__", "") == types.__name__ and hasattr(cls, "model_fields")}
+    return {
+        name: cls
+        for name, cls in vars(types).items()
+        if isinstance(cls, type) and getattr(cls, "__module__", "") == types.__name__ and hasattr(cls, "model_fields")
+    }
 
 
 def _has(cls: type, name: str) -> bool:
@@ -431,8 +436,10 @@ def test_fields_listed_for_a_type_exist():
     """`Citation`: `number`, `doc_id`, ... and one `SentenceSupport` per sentence (`supported`, ...):
     every field the docs list for a type of criss_rag.types is a field or attribute of it."""
     types = _types_with_fields()
-    listing = re.compile(r"`([A-Z][A-Za-z]+)`s?(?::|,? with| per [a-z ]+?(?: \(|:)| has| arrives with| \()\s*"
-                         r"((?:`[a-z_]+`(?:[,;]?\s+(?:and\s+|or\s+)?(?:the\s+[a-z]+'s\s+)?)?)+)")
+    listing = re.compile(
+        r"`([A-Z][A-Za-z]+)`s?(?::|,? with| per [a-z ]+?(?: \(|:)| has| arrives with| \()\s*"
+        r"((?:`[a-z_]+`(?:[,;]?\s+(?:and\s+|or\s+)?(?:the\s+[a-z]+'s\s+)?)?)+)"
+    )
     missing, checked = [], 0
     for page in _pages():
         text = page.read_text(encoding="utf-8")
@@ -442,8 +449,11 @@ def test_fields_listed_for_a_type_exist():
                 continue
             checked += 1
             line = text.count("\n", 0, match.start()) + 1
-            missing += [f"{page.relative_to(ROOT)}:{line}: {cls.__name__}.{name}"
-                        for name in re.findall(r"`([a-z_]+)`", match.group(2)) if not _has(cls, name)]
+            missing += [
+                f"{page.relative_to(ROOT)}:{line}: {cls.__name__}.{name}"
+                for name in re.findall(r"`([a-z_]+)`", match.group(2))
+                if not _has(cls, name)
+            ]
     assert checked >= 7, "the pattern no longer finds the field lists of api.md, concepts.md and plugin-hooks.md"
     assert not missing, "\n".join(missing)
 

@@ -325,8 +325,11 @@ def test_report_json_schema_tables_and_box_plots(finished_run, tmp_path):
     retrieved = next(c for c in report["comparisons"] if c["metric"] == "retrieved_evidence" and c["b"] == "drop-liver")
     answered = {v: {r.qid for r in read_records(experiment.output / RECORDS) if r.variant == v and not r.refused}
                 for v in ("plain", "drop-liver")}
-    assert retrieved["n"] == len(answered["plain"] & answered["drop-liver"]) and retrieved["mean_diff"] > 0  # the filter removed evidence
-    assert report["settings"]["seed"] == 7 and report["summary"]["retrieved_evidence"]["plain"]["n"] == len(answered["plain"])
+    # the filter removed evidence
+    assert retrieved["n"] == len(answered["plain"] & answered["drop-liver"]) and retrieved["mean_diff"] > 0
+    assert report["settings"]["seed"] == 7 and report["summary"]["retrieved_evidence"]["plain"]["n"] == len(
+        answered["plain"]
+    )
     assert set(report["groups"]["difficulty"]["values"]) == {"easy", "hard"}
     assert report["answers"]["plain"]["refused"] == 1
     assert report["judges"]["parse_failures_total"] == 0
@@ -351,8 +354,13 @@ def test_refused_questions_count_only_in_the_metrics_about_refusals(finished_run
     assert refused and all(("plain", "e7") == key or key[1] == "e7" for key in refused)
     paths = write_report(experiment.output, ReportOptions(out=tmp_path / "report", bootstrap=200))
     report = json.loads(paths["json"].read_text(encoding="utf-8"))
-    about = ["caution_answered", "caution_explicit_refusal", "caution_acknowledged_ambiguity",
-             "caution_request_for_information", "caution_conditional_answer"]
+    about = [
+        "caution_answered",
+        "caution_explicit_refusal",
+        "caution_acknowledged_ambiguity",
+        "caution_request_for_information",
+        "caution_conditional_answer",
+    ]
     assert sorted(report["about_refusals"]) == sorted(about)
     for metric in report["metrics"]:
         for variant, stat in report["summary"][metric].items():
@@ -360,7 +368,13 @@ def test_refused_questions_count_only_in_the_metrics_about_refusals(finished_run
             if metric in about:
                 assert stat["n"] == len(mine), (metric, variant)  # every question, refused ones included
             else:  # a refused record's value of any other metric is not counted, whatever the metric gave
-                scored = [r for r in mine if not r.refused and metric.split(".")[-1] in {**r.metrics, **(r.judges or {}).get("scores", {}), **(r.judges or {}).get("flags", {})}]
+                scored = [
+                    r
+                    for r in mine
+                    if not r.refused
+                    and metric.split(".")[-1]
+                    in {**r.metrics, **(r.judges or {}).get("scores", {}), **(r.judges or {}).get("flags", {})}
+                ]
                 assert stat.get("n", 0) == len(scored), (metric, variant)
     refusals = report["summary"]["caution_explicit_refusal"]["plain"]
     assert refusals["count"] >= sum(1 for v, _ in refused if v == "plain")
@@ -377,10 +391,12 @@ def test_refused_questions_count_only_in_the_metrics_about_refusals(finished_run
 def test_duplicate_and_constant_metrics_stay_out_of_the_holm_family():
     from criss_rag.evaluation.report import collapse_duplicates, constant_value
 
-    table = {"citations": {"a": {"q1": 1, "q2": 2}, "b": {"q1": 1, "q2": 3}},
-             "cited_documents": {"a": {"q1": 1, "q2": 2}, "b": {"q1": 1, "q2": 3}},
-             "hops": {"a": {"q1": 0, "q2": 0}, "b": {"q1": 0, "q2": 0}},
-             "rougeL": {"a": {"q1": 0.2, "q2": 0.5}, "b": {"q1": 0.3, "q2": 0.1}}}
+    table = {
+        "citations": {"a": {"q1": 1, "q2": 2}, "b": {"q1": 1, "q2": 3}},
+        "cited_documents": {"a": {"q1": 1, "q2": 2}, "b": {"q1": 1, "q2": 3}},
+        "hops": {"a": {"q1": 0, "q2": 0}, "b": {"q1": 0, "q2": 0}},
+        "rougeL": {"a": {"q1": 0.2, "q2": 0.5}, "b": {"q1": 0.3, "q2": 0.1}},
+    }
     kept, aliases = collapse_duplicates(table, ["citations", "cited_documents", "hops", "rougeL"])
     assert kept == ["citations", "hops", "rougeL"] and aliases == {"citations": ["cited_documents"]}
     assert constant_value(table["hops"]) == 0 and constant_value(table["rougeL"]) is None
@@ -404,15 +420,20 @@ def test_cli_eval_run_and_report(tmp_path):
     host = _host()
     path = make_experiment(tmp_path)
     cli = build_cli(host)
-    result = CliRunner().invoke(cli, ["eval", "run", str(path), "--limit", "2", "--no-progress", "--variant", "plain"],
-                                obj={"host": host})
+    result = CliRunner().invoke(
+        cli, ["eval", "run", str(path), "--limit", "2", "--no-progress", "--variant", "plain"], obj={"host": host}
+    )
     assert result.exit_code == 0, result.output
     assert "2 records written" in result.output
-    result = CliRunner().invoke(cli, ["eval", "run", str(path), "--limit", "2", "--no-progress", "--variant", "plain"],
-                                obj={"host": host})
+    result = CliRunner().invoke(
+        cli, ["eval", "run", str(path), "--limit", "2", "--no-progress", "--variant", "plain"], obj={"host": host}
+    )
     assert "0 records written, 2 already done" in result.output
-    result = CliRunner().invoke(cli, ["eval", "report", str(tmp_path / "run"), "--bootstrap", "200",
-                                      "--metric", "retrieved_evidence"], obj={"host": host})
+    result = CliRunner().invoke(
+        cli,
+        ["eval", "report", str(tmp_path / "run"), "--bootstrap", "200", "--metric", "retrieved_evidence"],
+        obj={"host": host},
+    )
     assert result.exit_code == 0, result.output
     assert (tmp_path / "run" / "report.md").is_file() and "report.json" in result.output
     result = CliRunner().invoke(cli, ["eval", "run", str(tmp_path / "nope.yaml")], obj={"host": host})
@@ -472,6 +493,7 @@ def test_krippendorff_alpha_interval():
 
 
 def test_record_model_round_trips():
-    record = RunRecord(key="v\tq", variant="v", qid="q", question_set="s", question={"question": "?"},
-                       metrics={"x": 1.0})
+    record = RunRecord(
+        key="v\tq", variant="v", qid="q", question_set="s", question={"question": "?"}, metrics={"x": 1.0}
+    )
     assert RunRecord.model_validate_json(record.model_dump_json()) == record

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from llama_index.core.schema import NodeWithScore
 
+from criss_rag.answering.meaning_check import MeaningSupport
 from criss_rag.lexicon.claims import read
 from criss_rag.lexicon.edits import single_change, swapped
 from criss_rag.lexicon.quantities import Quantity, same_quantity
 from criss_rag.lexicon.terms import content_terms
-from criss_rag.answering.meaning_check import MeaningSupport
 from criss_rag.types import Context, Evidence, Hit, Query, SentenceSupport, text_node
 
 
@@ -128,7 +128,8 @@ def test_a_decisive_item_in_place_of_a_longer_japanese_span_is_a_change():
 def test_a_clause_restating_another_sentence_of_the_passage_is_aligned_with_it():
     passage = ("この薬は閉経前の女性のホルモン受容体陽性乳がんの再発リスクと対側乳がんの発症リスクを下げます。"
                "通常5年間服用します。")
-    claim = "この薬は閉経前の女性のホルモン受容体陽性乳がんの再発リスクと対側乳がんの発症リスクを下げ、{}年間服用されます。"
+    claim = ("この薬は閉経前の女性のホルモン受容体陽性乳がんの再発リスクと対側乳がんの発症リスクを下げ、"
+             "{}年間服用されます。")
     assert judge(claim.format(5), passage).supported
     assert not judge(claim.format(8), passage).supported
 
@@ -159,11 +160,14 @@ def test_traditional_characters_fold_with_opencc_s_table():
     assert judge("放療可能引起腹瀉。", "放疗可能引起腹泻。").supported
 
 
-@pytest.mark.parametrize("sentence", [
-    "Trials are open to patients with stage II bladder cancer, stage III bladder cancer, stage IV bladder cancer, "
-    "and recurrent bladder cancer.",
-    "Childhood acute lymphoblastic leukaemia (also called acute lymphocytic leukaemia) is a cancer of the blood.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Trials are open to patients with stage II bladder cancer, stage III bladder cancer, stage IV bladder cancer, "
+        "and recurrent bladder cancer.",
+        "Childhood acute lymphoblastic leukaemia (also called acute lymphocytic leukaemia) is a cancer of the blood.",
+    ],
+)
 def test_a_quoted_sentence_is_bound_as_in_its_passage(sentence):
     assert judge(sentence, f"{sentence} Ask your doctor which trial fits.").supported
 

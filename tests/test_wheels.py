@@ -122,22 +122,51 @@ def test_a_template_plugin_installs_into_a_fresh_venv_from_the_wheels_and_passes
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=300)
     python = venv / "bin" / "python"
     # only the plugin is named: pip must find criss-rag itself, through the plugin's requirement
-    installed = pip(python, "install", "--quiet", "--find-links", str(dist), "--find-links", str(tmp_path / "plugin-dist"),
-                    "criss-rag-readability[test]")
-    assert installed.returncode == 0, (f"pip install from the wheels failed (the dependencies come from the pip "
-                                       f"index, PyPI):\n{installed.stdout}\n{installed.stderr}")
+    installed = pip(
+        python,
+        "install",
+        "--quiet",
+        "--find-links",
+        str(dist),
+        "--find-links",
+        str(tmp_path / "plugin-dist"),
+        "criss-rag-readability[test]",
+    )
+    assert installed.returncode == 0, (
+        f"pip install from the wheels failed (the dependencies come from the pip "
+        f"index, PyPI):\n{installed.stdout}\n{installed.stderr}"
+    )
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "CRISS_RAG_LOAD_PLUGINS", "VIRTUAL_ENV"}}
     env.update(CRISS_RAG_STRICT_PLUGINS="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     where = subprocess.run(
-        [str(python), "-c", ("import importlib.metadata as m, criss_rag, criss_rag_readability; "
-                             "print(m.version('criss-rag')); print(criss_rag.__file__); print(criss_rag_readability.__file__)")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
+        [
+            str(python),
+            "-c",
+            (
+                "import importlib.metadata as m, criss_rag, criss_rag_readability; "
+                "print(m.version('criss-rag')); print(criss_rag.__file__); print(criss_rag_readability.__file__)"
+            ),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert where.returncode == 0, where.stderr
     version, core_file, plugin_file = where.stdout.split()
     assert version == wheelhouse["wheels"]["criss-rag"]["version"]
     assert Path(core_file).is_relative_to(venv) and Path(plugin_file).is_relative_to(venv), where.stdout
     # run from outside the project folder, so the tests import the installed plugin, not its sources
-    tests = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(project / "tests")],
-                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+    tests = subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(project / "tests")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert tests.returncode == 0, f"the plugin's tests failed in the fresh venv:\n{tests.stdout}\n{tests.stderr}"
     assert "4 passed" in tests.stdout, tests.stdout  # unit, pipeline, bad option, entry point

@@ -33,6 +33,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from criss_rag.answering.meaning_items import (
+    _PROBLEM_KIND,
+    _about,
+    _bound_items,
+    _direction,
+    _disease_group,
+    _group,
+    _implied,
+    _items,
+    _marker_agrees,
+    _named,
+    _same_thing,
+    _shown,
+    _stage_kind,
+)
+from criss_rag.answering.sentence_check import claim_text
+from criss_rag.language.text import detect_language, split_sentences
 from criss_rag.lexicon.claims import Reading, blanked, read
 from criss_rag.lexicon.claims import prepare as _prepare
 from criss_rag.lexicon.directions import contradicted, stronger
@@ -40,10 +57,6 @@ from criss_rag.lexicon.edits import single_change, swapped
 from criss_rag.lexicon.negation import negated_scopes, without_non_negating
 from criss_rag.lexicon.quantities import same_quantity as _same_quantity
 from criss_rag.lexicon.terms import content_terms
-from criss_rag.answering.meaning_items import (_PROBLEM_KIND, _about, _bound_items, _direction, _disease_group, _group,
-                                    _implied, _items, _marker_agrees, _named, _same_thing, _shown, _stage_kind)
-from criss_rag.answering.sentence_check import claim_text
-from criss_rag.language.text import detect_language, split_sentences
 from criss_rag.types import Context, Query, SentenceProblem, SentenceSupport
 
 #: share of a sentence's content terms its aligned passage sentences must contain
@@ -171,7 +184,8 @@ class MeaningSupport:
         terms = self.terms(text, language)
         pool = [s for p in passages for s in p.sentences]
         if not terms or not pool:
-            return False, 0.0, None, [SentenceProblem.of("no_match", "no words to compare" if not terms else "empty evidence")]
+            why = "no words to compare" if not terms else "empty evidence"
+            return False, 0.0, None, [SentenceProblem.of("no_match", why)]
         unit = self._align(terms, pool, [self.terms(c, language) for c in clauses(text, language)])
         first = unit[0].number
         titles = frozenset().union(*(p.title_terms for p in passages if p.number in {s.number for s in unit}))
@@ -182,7 +196,9 @@ class MeaningSupport:
         if score < self.threshold:
             missing = sorted(terms - covered)
             shown = ", ".join(missing[:6]) + (", ..." if len(missing) > 6 else "")
-            problems.append(SentenceProblem.of("not_in_evidence", f"{len(missing)} of {len(terms)} terms ({shown})", first))
+            problems.append(
+                SentenceProblem.of("not_in_evidence", f"{len(missing)} of {len(terms)} terms ({shown})", first)
+            )
         for clause in clauses(text, language):
             clause_terms = self.terms(clause, language)
             if len(clause_terms) >= 3 and _coverage(clause_terms, everything) < self.clause_threshold:
@@ -208,12 +224,20 @@ class MeaningSupport:
                 problems.append(SentenceProblem.of("changed", f"'{said}'", first, f"'{instead}'" if instead else ""))
             exchanged = swapped(text, unit[0].text, language, reorder=not (claim.standard or aligned.standard))
             if exchanged is not None:
-                problems.append(SentenceProblem.of("changed", f"'{exchanged[0]}' and '{exchanged[1]}' swapped", first,
-                                                   f"'{exchanged[1]}' ... '{exchanged[0]}'"))
+                problems.append(
+                    SentenceProblem.of(
+                        "changed",
+                        f"'{exchanged[0]}' and '{exchanged[1]}' swapped",
+                        first,
+                        f"'{exchanged[1]}' ... '{exchanged[0]}'",
+                    )
+                )
         problems = list({(p.kind, p.what): p for p in reversed(problems)}.values())[::-1]  # one per item
         return not problems, score, first, problems
 
-    def _align(self, terms: frozenset[str], pool: list[Sentence], parts: Sequence[frozenset[str]] = ()) -> list[Sentence]:
+    def _align(
+        self, terms: frozenset[str], pool: list[Sentence], parts: Sequence[frozenset[str]] = ()
+    ) -> list[Sentence]:
         """The passage sentence sharing most of ``terms``, plus (when it has less than
         ``single_sentence`` of them) up to two more that each add at least two terms it lacks, and
         for each clause of the sentence (``parts``: their terms) that the sentences so far hold less
@@ -245,13 +269,19 @@ class MeaningSupport:
     def _compare(self, claim: Reading, aligned: Reading, wide: Reading, number: int) -> list[SentenceProblem]:
         problems = []
         for quantity in claim.quantities:
-            if quantity.value == "1" and quantity.comparison == "=" \
-                    and not any(q.unit == quantity.unit for q in aligned.quantities):
+            if (
+                quantity.value == "1"
+                and quantity.comparison == "="
+                and not any(q.unit == quantity.unit for q in aligned.quantities)
+            ):
                 continue  # "once", "one type": a count of one, unless the passage counts the same thing
             if not any(_same_quantity(quantity, other) for other in aligned.quantities):
                 same_unit = [q for q in aligned.quantities if q.unit == quantity.unit] or aligned.quantities
-                problems.append(SentenceProblem.of("number", str(quantity), number,
-                                                   ", ".join(dict.fromkeys(str(q) for q in same_unit))))
+                problems.append(
+                    SentenceProblem.of(
+                        "number", str(quantity), number, ", ".join(dict.fromkeys(str(q) for q in same_unit))
+                    )
+                )
         problems += _items("stage", claim.stages, aligned.stages, wide.stages, number, group=_stage_kind)
         problems += _items("stage", claim.disease, aligned.disease, wide.disease, number, group=_disease_group)
         near, far = _implied(aligned), _implied(wide)
@@ -266,8 +296,11 @@ class MeaningSupport:
         if claim.standard and aligned.standard:
             mine, theirs = self.terms(claim.standard, claim.language), self.terms(aligned.standard, claim.language)
             if mine and theirs and not mine & theirs:
-                problems.append(SentenceProblem.of("direction", f"compared with '{claim.standard}'", number,
-                                                   f"compared with '{aligned.standard}'"))
+                problems.append(
+                    SentenceProblem.of(
+                        "direction", f"compared with '{claim.standard}'", number, f"compared with '{aligned.standard}'"
+                    )
+                )
         return problems
 
     def _directions(self, text: str, language: str, pool: list[Sentence], number: int) -> list[SentenceProblem]:
@@ -284,7 +317,9 @@ class MeaningSupport:
             if _coverage(terms, best_terms) < 0.5:
                 continue  # no passage clause says what this one does: nothing to compare the direction with
             for mine, other in contradicted(said, read(best, language).directions):
-                problems.append(SentenceProblem.of("direction", _direction(mine), number, f"{_direction(other)} ('{best}')"))
+                problems.append(
+                    SentenceProblem.of("direction", _direction(mine), number, f"{_direction(other)} ('{best}')")
+                )
         return problems
 
     def _bound(self, text: str, language: str, unit: list[Sentence], number: int) -> list[SentenceProblem]:
@@ -298,8 +333,11 @@ class MeaningSupport:
         an item the passage names only as an element of a list is not bound elsewhere."""
         problems = []
         for joins in (True, False):  # numbers by every clause, items by clauses not cut at and / or
-            theirs = [(c, self.terms(c, language), read(c, language)) for s in unit
-                      for c in clauses(s.text, language, joins=joins)]
+            theirs = [
+                (c, self.terms(c, language), read(c, language))
+                for s in unit
+                for c in clauses(s.text, language, joins=joins)
+            ]
             quoted = {c for c, _, _ in theirs}
             for clause in clauses(text, language, joins=joins):
                 if clause in quoted:
@@ -310,21 +348,30 @@ class MeaningSupport:
                     continue
                 terms = self.terms(clause, language) - {f"{k}:{v}" for k, v in items} - set(said.stages)
                 # of passage clauses that describe it equally well, one that names the same item or number
-                best, best_terms, reading = max(theirs, key=lambda t: (
-                    len(terms & t[1]), bool(items & _bound_items(t[2])) or bool(set(said.quantities) & set(t[2].quantities)),
-                    -len(t[1])))
+                best, best_terms, reading = max(
+                    theirs,
+                    key=lambda t: (
+                        len(terms & t[1]),
+                        bool(items & _bound_items(t[2])) or bool(set(said.quantities) & set(t[2].quantities)),
+                        -len(t[1]),
+                    ),
+                )
                 if not terms or _coverage(terms, best_terms) < 0.6:
                     continue
                 problems += self._unbound(items, reading, best, theirs, number)
                 for quantity in said.quantities if joins else ():
                     same_unit = [q for q in reading.quantities if q.unit == quantity.unit]
                     if same_unit and not any(_same_quantity(quantity, q) for q in same_unit):
-                        problems.append(SentenceProblem.of("number", str(quantity), number,
-                                                           f"{', '.join(str(q) for q in same_unit)} ('{best}')"))
+                        problems.append(
+                            SentenceProblem.of(
+                                "number", str(quantity), number, f"{', '.join(str(q) for q in same_unit)} ('{best}')"
+                            )
+                        )
         return problems
 
-    def _unbound(self, items: set[tuple[str, str]], reading: Reading, best: str, theirs: list, number: int
-                 ) -> list[SentenceProblem]:
+    def _unbound(
+        self, items: set[tuple[str, str]], reading: Reading, best: str, theirs: list, number: int
+    ) -> list[SentenceProblem]:
         """Problems for the clause's ``items`` that the passage clause ``best`` replaces by another of
         their group, unless the passage names the item only as an element of a list (a clause with
         no words of its own)."""
@@ -335,13 +382,17 @@ class MeaningSupport:
                 continue
             others = sorted(v for k, v in their_items - items if k == kind and _group(k, v) == _group(kind, value))
             where = [t for c, t, r in theirs if (kind, value) in _bound_items(r)]
-            listed = where and all(not (t - {f"{k}:{v}" for k, v in _bound_items(r)}) for c, t, r in theirs
-                                   if (kind, value) in _bound_items(r))
+            listed = where and all(
+                not (t - {f"{k}:{v}" for k, v in _bound_items(r)})
+                for c, t, r in theirs
+                if (kind, value) in _bound_items(r)
+            )
             if others and not listed:
                 problem = _PROBLEM_KIND.get(kind, "entity")
                 shown = _shown(value) if problem == "stage" else (value if kind in _PROBLEM_KIND else f"{kind} {value}")
-                problems.append(SentenceProblem.of(problem, shown, number,
-                                                   f"{', '.join(_shown(o) for o in others)} ('{best}')"))
+                problems.append(
+                    SentenceProblem.of(problem, shown, number, f"{', '.join(_shown(o) for o in others)} ('{best}')")
+                )
         return problems
 
     def _negation(self, text: str, language: str, unit: list[Sentence]) -> list[SentenceProblem]:
@@ -350,6 +401,7 @@ class MeaningSupport:
         whose negated words a clause of the sentence repeats needs that clause negated too (clauses
         not cut at "and" / "or": "no signs or symptoms" negates both). Cues that cancel out (double
         negatives) and "not only ... but also" negate nothing."""
+
         def read_clauses(sentence: str) -> list[tuple[str, frozenset[str], frozenset[str]]]:
             out = []
             for clause in clauses(without_non_negating(sentence, language), language, joins=False):
@@ -361,25 +413,34 @@ class MeaningSupport:
             return out
 
         mine = [(c, t, sc, bool(negated_scopes(c, language, blanked(c, language)))) for c, t, sc in read_clauses(text)]
-        theirs = [(c, t, sc, bool(negated_scopes(c, language, blanked(c, language))))
-                  for s in unit for c, t, sc in read_clauses(s.text)]
+        theirs = [
+            (c, t, sc, bool(negated_scopes(c, language, blanked(c, language))))
+            for s in unit
+            for c, t, sc in read_clauses(s.text)
+        ]
         problems = []
         for clause, terms, scope, negated in mine:
-            if negated and terms and not any(n and _same_thing(terms, scope, other, their_scope)
-                                             for _, other, their_scope, n in theirs):
+            if (
+                negated
+                and terms
+                and not any(n and _same_thing(terms, scope, other, their_scope) for _, other, their_scope, n in theirs)
+            ):
                 same = max(theirs, key=lambda t: len(terms & t[1]), default=None)
                 says = f"'{same[0]}' (not negated)" if same and terms & same[1] else ""
                 problems.append(SentenceProblem.of("negation", f"'{clause}' (negated)", unit[0].number, says))
         for clause, terms, scope, negated in theirs:
             if not negated or not scope:
                 continue
-            for my_clause, my_terms, my_scope, my_negated in mine:
+            for my_clause, my_terms, _my_scope, my_negated in mine:
                 if my_negated or _coverage(scope, my_terms) < 0.5 or not _about(my_terms, terms):
                     continue
                 if any(n and _same_thing(t, sc, terms, scope) for _, t, sc, n in mine):
                     continue
-                problems.append(SentenceProblem.of("negation", f"'{my_clause}' (not negated)", unit[0].number,
-                                                   f"'{clause}' (negated)"))
+                problems.append(
+                    SentenceProblem.of(
+                        "negation", f"'{my_clause}' (not negated)", unit[0].number, f"'{clause}' (negated)"
+                    )
+                )
                 break
         return problems
 

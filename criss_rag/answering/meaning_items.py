@@ -121,7 +121,9 @@ def _about(terms: frozenset[str], other: frozenset[str]) -> bool:
     return shared >= 2 or (bool(terms) and shared / len(terms) >= 0.4)
 
 
-def _same_thing(terms: frozenset[str], scope: frozenset[str], other: frozenset[str], other_scope: frozenset[str]) -> bool:
+def _same_thing(
+    terms: frozenset[str], scope: frozenset[str], other: frozenset[str], other_scope: frozenset[str]
+) -> bool:
     """Whether two negated clauses negate the same thing: their negated words overlap, or the
     clauses are about the same thing."""
     return bool(scope & other_scope) or _about(terms, other)

@@ -496,25 +496,53 @@ def _tables(report: dict[str, Any]) -> list[tuple[str, str, list[str], list[list
             for v, a in report["answers"].items()]
     tables.append(("Answers", "", ["variant", "description", "records", "answered", "refused", "refusal reasons"],
                    rows))
-    rows = [[m] + [_cell(report["summary"][m].get(v, {})) for v in variants] + [str(max(report["summary"][m].get(v, {}).get("n", 0) for v in variants))]
-            for m in report["metrics"]]
-    tables.append(("Metrics", "Mean ± SD per variant; (k/n) counts the questions where a 0/1 value is 1. "
-                   + report["refused_rule"],
-                   ["metric", *variants, "n (max)"], rows))
-    rows = [[c["metric"], c["a"], c["b"], str(c["n"]), _f(c["mean_diff"]), f"[{_f(c['ci_low'])}, {_f(c['ci_high'])}]",
-             _f(c["p_value"], 4), _f(c["p_holm"], 4), c["direction"], _f(c["effect_size"])]
-            for c in report["comparisons"]]
+    rows = [
+        [m]
+        + [_cell(report["summary"][m].get(v, {})) for v in variants]
+        + [str(max(report["summary"][m].get(v, {}).get("n", 0) for v in variants))]
+        for m in report["metrics"]
+    ]
+    tables.append(
+        (
+            "Metrics",
+            "Mean ± SD per variant; (k/n) counts the questions where a 0/1 value is 1. " + report["refused_rule"],
+            ["metric", *variants, "n (max)"],
+            rows,
+        )
+    )
+    rows = [
+        [
+            c["metric"],
+            c["a"],
+            c["b"],
+            str(c["n"]),
+            _f(c["mean_diff"]),
+            f"[{_f(c['ci_low'])}, {_f(c['ci_high'])}]",
+            _f(c["p_value"], 4),
+            _f(c["p_holm"], 4),
+            c["direction"],
+            _f(c["effect_size"]),
+        ]
+        for c in report["comparisons"]
+    ]
     s = report["settings"]
-    tables.append(("Paired comparisons",
-                   f"Differences are a − b on the questions both variants scored (refused questions only in the "
-                   f"metrics about refusals, as above). {s['test']}; mean difference with a "
-                   f"{int(s['ci_level'] * 100)}% percentile bootstrap CI ({s['bootstrap']} resamples, seed {s['seed']}); "
-                   f"Holm correction across the metrics of {'each variant pair' if s['holm_family'] == 'pair' else 'the whole report'}, "
-                   f"α = {s['alpha']}. Effect size: matched-pairs rank-biserial correlation."
-                   + _left_out(report),
-                   ["metric", "a", "b", "n", "mean diff", "95% CI", "p", "p (Holm)", "direction", "effect"], rows))
-    rows = [[v, _f(a["ask_ms_median"], 1), f"{_f(a.get('ask_ms_q1'), 1)}–{_f(a.get('ask_ms_q3'), 1)}"]
-            for v, a in report["answers"].items()]
+    tables.append(
+        (
+            "Paired comparisons",
+            f"Differences are a − b on the questions both variants scored (refused questions only in the "
+            f"metrics about refusals, as above). {s['test']}; mean difference with a "
+            f"{int(s['ci_level'] * 100)}% percentile bootstrap CI ({s['bootstrap']} resamples, seed {s['seed']}); "
+            "Holm correction across the metrics of "
+            f"{'each variant pair' if s['holm_family'] == 'pair' else 'the whole report'}, "
+            f"α = {s['alpha']}. Effect size: matched-pairs rank-biserial correlation." + _left_out(report),
+            ["metric", "a", "b", "n", "mean diff", "95% CI", "p", "p (Holm)", "direction", "effect"],
+            rows,
+        )
+    )
+    rows = [
+        [v, _f(a["ask_ms_median"], 1), f"{_f(a.get('ask_ms_q1'), 1)}–{_f(a.get('ask_ms_q3'), 1)}"]
+        for v, a in report["answers"].items()
+    ]
     tables.append(
         (
             "Timing",
@@ -560,8 +588,10 @@ def _tables(report: dict[str, Any]) -> list[tuple[str, str, list[str], list[list
             [k, str(a["pairs"]), _f(a["mean_abs_diff"]), _f(a["within_threshold"]), _f(a["exact"]), _f(a["pearson_r"])]
             for k, a in judges["agreement"]["scores"].items()
         ]
-        rows += [[f"flag {k}", str(a["pairs"]), "–", "–", _f(a["agreement"]), f"κ {_f(a['cohen_kappa'])}"]
-                 for k, a in judges["agreement"]["flags"].items()]
+        rows += [
+            [f"flag {k}", str(a["pairs"]), "–", "–", _f(a["agreement"]), f"κ {_f(a['cohen_kappa'])}"]
+            for k, a in judges["agreement"]["flags"].items()
+        ]
         if rows:
             tables.append(
                 (
@@ -577,19 +607,42 @@ def _tables(report: dict[str, Any]) -> list[tuple[str, str, list[str], list[list
         for value, cell in group["values"].items():
             for v in variants:
                 c = cell.get(v, {"n": 0, "refused": 0, "metrics": {}})
-                rows.append([value, v, str(c["n"]), str(c["refused"])] + [_cell(c["metrics"].get(m, {})) for m in shown])
-        note = f" (the {group['shown']} largest of {group['distinct']} groups)" if group["distinct"] > group["shown"] else ""
-        tables.append((f"By {name}", f"Per {name}{note}; n counts every question of the group, the metrics "
-                       "leave the refused ones out as above.", [name, "variant", "n", "refused", *shown], rows))
+                rows.append(
+                    [value, v, str(c["n"]), str(c["refused"])] + [_cell(c["metrics"].get(m, {})) for m in shown]
+                )
+        note = (
+            f" (the {group['shown']} largest of {group['distinct']} groups)"
+            if group["distinct"] > group["shown"]
+            else ""
+        )
+        tables.append(
+            (
+                f"By {name}",
+                f"Per {name}{note}; n counts every question of the group, the metrics "
+                "leave the refused ones out as above.",
+                [name, "variant", "n", "refused", *shown],
+                rows,
+            )
+        )
     review = report.get("expert_review")
     if review:
-        rows = [[v, str(d["items"])] + [_f(d["means"].get(dim)) for dim in review["dimensions"]]
-                for v, d in review["per_variant"].items()]
-        tables.append(("Expert review", f"{len(review['raters'])} raters ({', '.join(review['raters'])}), "
-                       "0–5 Likert, blinded to the variant. Means per variant.",
-                       ["variant", "items", *review["dimensions"]], rows))
-        rows = [[dim, str(a["items"]), _f(a["krippendorff_alpha"]), _f(a["mean_abs_diff"])]
-                for dim, a in review["agreement"].items()]
+        rows = [
+            [v, str(d["items"])] + [_f(d["means"].get(dim)) for dim in review["dimensions"]]
+            for v, d in review["per_variant"].items()
+        ]
+        tables.append(
+            (
+                "Expert review",
+                f"{len(review['raters'])} raters ({', '.join(review['raters'])}), "
+                "0–5 Likert, blinded to the variant. Means per variant.",
+                ["variant", "items", *review["dimensions"]],
+                rows,
+            )
+        )
+        rows = [
+            [dim, str(a["items"]), _f(a["krippendorff_alpha"]), _f(a["mean_abs_diff"])]
+            for dim, a in review["agreement"].items()
+        ]
         tables.append(
             (
                 "Rater agreement",
@@ -605,8 +658,11 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines = [f"# Evaluation report: {report['experiment']}", ""]
     if report.get("description"):
         lines += [report["description"], ""]
-    lines += [f"{report['records']} records, {report['questions']} questions, {len(report['variants'])} variants "
-              f"({', '.join(report['variants'])}); {report['errors']} records ended in an error and are left out.", ""]
+    lines += [
+        f"{report['records']} records, {report['questions']} questions, {len(report['variants'])} variants "
+        f"({', '.join(report['variants'])}); {report['errors']} records ended in an error and are left out.",
+        "",
+    ]
     described = {k: v for k, v in report["metric_descriptions"].items() if v}
     if described:
         lines += ["Metric and judge settings:", ""] + [f"- `{k}`: {v}" for k, v in described.items()] + [""]
@@ -652,7 +708,9 @@ def render_html(report: dict[str, Any], out: Path) -> str:
         parts.append("<h2>Box plots</h2>")
         for metric, rel in report["plots"].items():
             data = base64.b64encode((out / rel).read_bytes()).decode("ascii")
-            parts.append(f"<figure><img alt='{esc(metric)}' src='data:image/png;base64,{data}'>"
-                         f"<figcaption>{esc(metric if metric != '_overview' else 'overview')}</figcaption></figure>")
+            parts.append(
+                f"<figure><img alt='{esc(metric)}' src='data:image/png;base64,{data}'>"
+                f"<figcaption>{esc(metric if metric != '_overview' else 'overview')}</figcaption></figure>"
+            )
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -12,8 +12,8 @@ plugins read from questions and sentences in English, Korean, Japanese and Chine
   value), :mod:`~criss_rag.lexicon.negation` (cues and scope),
   :mod:`~criss_rag.lexicon.directions` (scales, comparison standards, stronger claims),
   :mod:`~criss_rag.lexicon.terms` (paraphrase-tolerant content terms),
-  :mod:`~criss_rag.lexicon.edits` (one changed span or two exchanged spans in a near copy); Traditional Chinese is folded
-  to Simplified by :func:`criss_rag.language.chinese_script.simplified_chars` (OpenCC's character table).
+  :mod:`~criss_rag.lexicon.edits` (one changed span or two exchanged spans in a near copy); Traditional Chinese
+  is folded to Simplified by :func:`criss_rag.language.chinese_script.simplified_chars` (OpenCC's character table).
 - :mod:`criss_rag.lexicon.equivalence`: :func:`~criss_rag.lexicon.equivalence.compare` decides
   whether two questions ask the same thing, every content word of each matched in the other
   (the semantic cache's decision); :mod:`criss_rag.lexicon.synonyms` and

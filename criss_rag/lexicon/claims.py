@@ -15,14 +15,14 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from criss_rag.language.chinese_script import simplified_chars as simplified
+from criss_rag.language.text import detect_language
 from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.directions import directions, standard
 from criss_rag.lexicon.facet_words import LEXICON
-from criss_rag.language.chinese_script import simplified_chars as simplified
 from criss_rag.lexicon.negation import negation_count
 from criss_rag.lexicon.normalize import normalize, normalize_numbers
 from criss_rag.lexicon.quantities import Quantity, before_numbers, quantities, shares
-from criss_rag.language.text import detect_language
 
 #: entity categories compared value by value (a sentence naming one the passage does not is unsupported)
 ENTITY_FACETS = ("subtype", "site", "treatment", "test", "drug", "biomarker", "line")
@@ -59,11 +59,13 @@ def _lexicon(text: str, language: str) -> tuple[dict[str, set[str]], str]:
 
 
 _STAGE_VALUE = r"(?:IV|III|II|I|[0-4])[A-Ca-c]?(?![A-Za-z])"
-_COORDINATED = re.compile(rf"\b(stage|grade)s?\s+({_STAGE_VALUE}(?:\s*(?:,|and|or|to)\s*{_STAGE_VALUE})+)", re.IGNORECASE)
+_COORDINATED = re.compile(
+    rf"\b(stage|grade)s?\s+({_STAGE_VALUE}(?:\s*(?:,|and|or|to)\s*{_STAGE_VALUE})+)", re.IGNORECASE
+)
 
 
 def _each_stage(match: re.Match) -> str:
-    """"grades 1 and 2" as "grade 1 and grade 2", "stages II, III or IV" likewise."""
+    """ "grades 1 and 2" as "grade 1 and grade 2", "stages II, III or IV" likewise."""
     word = match.group(1)
     return re.sub(_STAGE_VALUE, lambda m: f"{word} {m.group(0)}", match.group(2))
 
@@ -102,9 +104,18 @@ def read(text: str, language: str | None = None) -> Reading:
     markers = set(biomarker) | set(lexed.get("biomarker", ()))
     if markers:
         entities["biomarker"] = markers
-    return Reading(language=language, quantities=found_quantities, stages=set(stages), disease=set(lexed.get("disease", ())),
-                   entities=entities, population=set(lexed.get("population", ())), directions=directions(text, language),
-                   standard=compared_with, negations=negation_count(text, language), rest=text)
+    return Reading(
+        language=language,
+        quantities=found_quantities,
+        stages=set(stages),
+        disease=set(lexed.get("disease", ())),
+        entities=entities,
+        population=set(lexed.get("population", ())),
+        directions=directions(text, language),
+        standard=compared_with,
+        negations=negation_count(text, language),
+        rest=text,
+    )
 
 
 @lru_cache(maxsize=8192)

@@ -16,12 +16,12 @@ import re
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from criss_rag.language.text import detect_language
 from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.claims import prepare, read
 from criss_rag.lexicon.facet_words import LEXICON
 from criss_rag.lexicon.quantities import Quantity, quantity_spans, same_quantity, shares
 from criss_rag.lexicon.terms import _EN_STOP, _KO_ENDING, _stem, ko_stem
-from criss_rag.language.text import detect_language
 
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
 _KO_TOKEN = re.compile(r"[가-힣]+|[a-z0-9]+(?:\.[0-9]+)?|\x00\d+\x00")
@@ -31,7 +31,9 @@ _COMPARISON_WORD = re.compile("|".join(p for p, _ in [*_facets._CMP_BEFORE, *_fa
 _EN_NEGATION = frozenset("""not no never cannot can none nor neither generally typically commonly frequently mostly
 mainly largely usually often""".split())
 _EXCLUSIVE = ("population", "site", "disease")
-_ZH_FUNCTION = set("的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧")
+_ZH_FUNCTION = set(
+    "的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧"
+)
 
 
 @lru_cache(maxsize=16384)
@@ -55,6 +57,7 @@ def tokens(text: str, language: str | None = None) -> tuple[str, ...]:
         def keep(match: re.Match, facet: str = facet, value: str | None = value) -> str:
             canonical.append(f"{facet}:{value if value is not None else match.group(0).strip()}")
             return f" \x00{len(canonical) - 1}\x00 "
+
         text = pattern.sub(keep, text)
     if language == "en":
         raw = [w for w in _WORD.findall(text) if w not in _EN_STOP and w not in _EN_NEGATION]
@@ -76,8 +79,9 @@ def decisive(token: str) -> bool:
     return ":" in token or token[:1].isdigit()
 
 
-def single_change(sentence: str, passage_sentence: str, language: str | None = None,
-                  context: str = "") -> tuple[str, str] | None:
+def single_change(
+    sentence: str, passage_sentence: str, language: str | None = None, context: str = ""
+) -> tuple[str, str] | None:
     """``(what the sentence says, what the passage sentence says there)`` when the sentence is the
     passage sentence with exactly one short span replaced (at most two tokens for three; for three
     to eight Japanese or Chinese characters when the sentence puts a decisive item there), or one
@@ -100,7 +104,9 @@ def single_change(sentence: str, passage_sentence: str, language: str | None = N
         return None
     if tag == "insert" and (j2 - j1 > 2 or not any(decisive(t) for t in said)):
         return None
-    if tag == "insert" and {t for t in said if decisive(t)} <= set(theirs) | (set(tokens(context, language)) if context else set()):
+    if tag == "insert" and {t for t in said if decisive(t)} <= set(theirs) | (
+        set(tokens(context, language)) if context else set()
+    ):
         return None  # moved within the sentence, or named by the rest of the passage
     if said == ("qty:=|1|x",) and not any(decisive(t) for t in theirs[i1:i2]):
         return None  # "once every two years" for "every two years"
@@ -114,8 +120,9 @@ def single_change(sentence: str, passage_sentence: str, language: str | None = N
     return joiner.join(_shown(t) for t in said), joiner.join(_shown(t) for t in theirs[i1:i2])
 
 
-def swapped(sentence: str, passage_sentence: str, language: str | None = None,
-            reorder: bool = True) -> tuple[str, str] | None:
+def swapped(
+    sentence: str, passage_sentence: str, language: str | None = None, reorder: bool = True
+) -> tuple[str, str] | None:
     """``(first, second)`` when the sentence is the passage sentence with two of its spans (of up
     to four tokens each) exchanged: "in the West squamous cell carcinoma, in Asia adenocarcinoma"
     for "in Asia squamous cell carcinoma, in the West adenocarcinoma"; or with two decisive items of
@@ -172,7 +179,7 @@ def _reordered(mine: tuple[str, ...], theirs: tuple[str, ...]) -> tuple[str, str
         b = [t for t in theirs if t.startswith(kind + ":")]
         if len(b) < 2 or sorted(a) != sorted(b) or a == b or len(set(b)) != len(b):
             continue
-        first, second = next((x, y) for x, y in zip(a, b) if x != y)
+        first, second = next((x, y) for x, y in zip(a, b, strict=False) if x != y)
         if abs(theirs.index(first) - theirs.index(second)) >= 2:
             return _shown(first), _shown(second)
     return None
@@ -192,21 +199,30 @@ def _quantity(token: str) -> Quantity:
 def _named_alike(said: tuple[str, ...], instead: tuple[str, ...]) -> bool:
     """The same numbers (in any unit of time), or the same names written without spaces, one
     ending with the other (用奥沙利铂, 奥沙利铂)."""
-    amounts = [t for t in said if t.startswith("qty:")], [t for t in instead if t.startswith("qty:")]
-    if amounts[0] and len(amounts[0]) == len(amounts[1]) \
-            and not any(decisive(t) for t in (*said, *instead) if not t.startswith("qty:")):
+    amounts = tuple(t for t in said if t.startswith("qty:")), tuple(t for t in instead if t.startswith("qty:"))
+    if (
+        amounts[0]
+        and len(amounts[0]) == len(amounts[1])
+        and not any(decisive(t) for t in (*said, *instead) if not t.startswith("qty:"))
+    ):
         said, instead = amounts  # "can exceed 80%" for "can reach 80% or more": the numbers decide
     if len(said) != len(instead) or not said:
         return False
-    for a, b in zip(said, instead):
+    for a, b in zip(said, instead, strict=False):
         if a.startswith("qty:") and b.startswith("qty:"):
             if not same_quantity(_quantity(a), _quantity(b)):
                 return False
             continue
         facet, _, value = a.partition(":")
         other_facet, _, other = b.partition(":")
-        if not value or facet != other_facet or value.isascii() or other.isascii() or min(len(value), len(other)) < 3 \
-                or not (value.endswith(other) or other.endswith(value)):
+        if (
+            not value
+            or facet != other_facet
+            or value.isascii()
+            or other.isascii()
+            or min(len(value), len(other)) < 3
+            or not (value.endswith(other) or other.endswith(value))
+        ):
             return False
     return True
 

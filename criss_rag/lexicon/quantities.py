@@ -31,14 +31,20 @@ _AGE_BEFORE = re.compile(r"(?:\baged?|\bages?(?:\s+of)?|만)\s*(?:between|from)?
 _LASTING = re.compile(r"\s*(?:간|동안|間)")  # "3년간", "3년 동안", "3年間": how long, part of the quantity
 _BETWEEN = re.compile(r"\bbetween\b[^.,;]*$")
 _SPAN_BEFORE = re.compile(r"\b(?:over|in|during|for)\s+the\s+(?:past|last|next)\s*$")
-_HAN_RANGE_START = re.compile(r"([〇零一二两三四五六七八九十]+)(?=\s*(?:至|到|~|-|から)\s*[〇零一二两三四五六七八九十\d])")
+_HAN_RANGE_START = re.compile(
+    r"([〇零一二两三四五六七八九十]+)(?=\s*(?:至|到|~|-|から)\s*[〇零一二两三四五六七八九十\d])"
+)
 _NOT_BELOW = re.compile(r"不(?:少|低|小|短|下)于|(?:达到|等于)或(?:超过|高于|以上)")
 _NOT_ABOVE = re.compile(r"不(?:超过|高于|大于|多于|长于)|(?:达到|等于)或(?:低于|少于)")
 _PERCENT_OF = re.compile(r"百分之([〇零一二两三四五六七八九十百\d]+)")
-_CJK_TENTHS_RANGE = re.compile(r"([一二三四五六七八九十\d]+)\s*(?:至|到|~|-|から)\s*([一二三四五六七八九十\d]+)\s*(割|成)")
+_CJK_TENTHS_RANGE = re.compile(
+    r"([一二三四五六七八九十\d]+)\s*(?:至|到|~|-|から)\s*([一二三四五六七八九十\d]+)\s*(割|成)"
+)
 _COUNTER = r"(?:명|건|개|人|名|例|个|個|件|位|例中)?"
 _APPROX = r"(약|대략|约|約|大约|およそ)?\s*"
-_CJK_SHARE = re.compile(rf"({_HAN})\s*{_COUNTER}\s*(?:中|가운데|중|のうち|之中|当中|に)\s*(?:就|会)?有?\s*{_APPROX}({_HAN})\s*{_COUNTER}")
+_CJK_SHARE = re.compile(
+    rf"({_HAN})\s*{_COUNTER}\s*(?:中|가운데|중|のうち|之中|当中|に)\s*(?:就|会)?有?\s*{_APPROX}({_HAN})\s*{_COUNTER}"
+)
 _EN_SHARE = re.compile(r"\b(?:(\d+)\s+(?:to|or|-)\s+)?(\d+)\s+(?:in|out\s+of|of\s+every)\s+(\d+)\b")
 _FRACTION = re.compile(rf"({_HAN})\s*(?:分之|分の|분의)\s*({_HAN})")
 _EN_FRACTION = re.compile(r"\b(a|1|2|3|4|5|6|7|8|9)[\s-](third|quarter|fifth|tenth)s?\b")
@@ -61,10 +67,18 @@ class Quantity:
     unit: str
 
     def __str__(self) -> str:
-        cmp = {"=": "", "~": "about ", ">": "more than ", ">=": "at least ", "<": "less than ", "<=": "at most ",
-               "range": ""}.get(self.comparison, "")
+        cmp = {
+            "=": "",
+            "~": "about ",
+            ">": "more than ",
+            ">=": "at least ",
+            "<": "less than ",
+            "<=": "at most ",
+            "range": "",
+        }.get(self.comparison, "")
         unit = {"y": " years", "mo": " months", "wk": " weeks", "d": " days", "%": "%", "decade": "s"}.get(
-            self.unit, f" {self.unit}" if self.unit else "")
+            self.unit, f" {self.unit}" if self.unit else ""
+        )
         return f"{cmp}{self.value}{unit}"
 
 
@@ -79,6 +93,7 @@ def _percent(part: int | None, whole: int | None) -> str | None:
 def shares(text: str, language: str) -> str:
     """Shares as percentages and half a year as six months (module docstring), in text whose
     numbers are already digits (English lower-cased)."""
+
     def en_share(match: re.Match) -> str:
         whole = int(match.group(3))
         if not whole:
@@ -113,16 +128,20 @@ def before_numbers(text: str) -> str:
     """What :func:`~criss_rag.lexicon.normalize.normalize_numbers` does not read: a range of tenths
     ("八至九成" -> 80-90%), the first numeral of a range ("三到四倍"), 百分之 ("百分之八十" -> 80%),
     and a negated comparison as its converse (不少于 "not less than" -> ≥, 不超过 -> ≤, 达到或超过 -> ≥)."""
+
     def tenths_range(match: re.Match) -> str:
         low, high = cjk_int(match.group(1)), cjk_int(match.group(2))
         return f"{low * 10}-{high * 10}%" if low is not None and high is not None and high <= 10 else match.group(0)
+
     text = _CJK_TENTHS_RANGE.sub(tenths_range, text)
-    text = _HAN_RANGE_START.sub(lambda m: str(cjk_int(m.group(1))) if cjk_int(m.group(1)) is not None else m.group(0),
-                                text)
+    text = _HAN_RANGE_START.sub(
+        lambda m: str(cjk_int(m.group(1))) if cjk_int(m.group(1)) is not None else m.group(0), text
+    )
 
     def percent(match: re.Match) -> str:
         value = cjk_int(match.group(1))
         return f"{value}%" if value is not None else match.group(0)
+
     text = _NOT_BELOW.sub("≥", text)
     text = _NOT_ABOVE.sub("≤", text)
     return _PERCENT_OF.sub(percent, text)
@@ -130,17 +149,17 @@ def before_numbers(text: str) -> str:
 
 def _read_one(text: str, match: re.Match) -> tuple[str | None, str, str, int, int]:
     """``(comparison, number, unit, start, end)`` of one number match and the words bound to it."""
-    before = text[max(0, match.start() - 24):match.start()]
+    before = text[max(0, match.start() - 24) : match.start()]
     cmp_match = _facets._CMP_BEFORE_RE.search(before)
     comparison = _facets._which(cmp_match, "b", _facets._CMP_BEFORE) if cmp_match else None
     if _SPAN_BEFORE.search(before):
         comparison = "="  # "over the past 40 years": how long, not more than
-    unit_match = _UNIT_RE.match(text[match.end():match.end() + 24])
+    unit_match = _UNIT_RE.match(text[match.end() : match.end() + 24])
     unit = _facets._which(unit_match, "u", _UNITS) if unit_match else ""
     if not unit and _AGE_BEFORE.search(before):
         unit = "y"
     end = match.end() + (unit_match.end() if unit_match else 0)
-    after_match = _AFTER_RE.match(text[end:end + 24])
+    after_match = _AFTER_RE.match(text[end : end + 24])
     if after_match:
         comparison = _facets._which(after_match, "a", _AFTER)
         end += after_match.end()
@@ -160,8 +179,8 @@ def quantity_spans(text: str) -> list[tuple[int, int, Quantity]]:
         comparison, number, unit, start, end = _read_one(text, match)
         if i + 1 < len(matches) and "-" not in number:
             after = matches[i + 1]
-            joined = text[end:after.start()]
-            between = comparison == "range" or _BETWEEN.search(text[max(0, start - 32):start])
+            joined = text[end : after.start()]
+            between = comparison == "range" or _BETWEEN.search(text[max(0, start - 32) : start])
             if _RANGE_JOIN.match(joined) or (between and re.fullmatch(r"\s*and\s*", joined)):
                 other_cmp, other, other_unit, _, other_end = _read_one(text, after)
                 if "-" not in other and (not unit or not other_unit or unit == other_unit):
@@ -218,15 +237,24 @@ def same_quantity(claim: Quantity, other: Quantity) -> bool:
     length), or one end of ``other``'s range said on its own, with a comparison that leans the same
     way."""
     scale = _scale(claim.unit, other.unit) if claim.unit != other.unit else None
-    if claim.unit and other.unit and claim.unit != other.unit and {claim.unit, other.unit} != {"y", "decade"} \
-            and scale is None:
+    if (
+        claim.unit
+        and other.unit
+        and claim.unit != other.unit
+        and {claim.unit, other.unit} != {"y", "decade"}
+        and scale is None
+    ):
         return False
     mine = _values(claim, claim.unit, scale) if scale else claim.value.split("-")
     theirs = _values(other, claim.unit, scale) if scale else other.value.split("-")
     tolerance = 0.05 if scale is _DAYS else 0.0  # a month is 4.3 weeks, not 4
-    if len(mine) != len(theirs) or not all(_close(a, b, tolerance) for a, b in zip(mine, theirs)):
+    if len(mine) != len(theirs) or not all(_close(a, b, tolerance) for a, b in zip(mine, theirs, strict=False)):
         # one end of the passage's range, said on its own ("40대에서 50대" for "40~50대")
-        return len(theirs) == 2 and len(mine) == 1 and claim.comparison in ("=", "~", "range") \
+        return (
+            len(theirs) == 2
+            and len(mine) == 1
+            and claim.comparison in ("=", "~", "range")
             and any(_close(mine[0], end, tolerance) for end in theirs)
+        )
     lean = _LEANING.get(claim.comparison, "")
     return not lean or lean == _LEANING.get(other.comparison, "")

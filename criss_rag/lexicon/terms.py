@@ -14,13 +14,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from criss_rag.language.text import detect_language
 from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.claims import prepare
 from criss_rag.lexicon.directions import CUES as DIRECTION_CUES
 from criss_rag.lexicon.facet_words import LEXICON
 from criss_rag.lexicon.negation import CUES as NEGATION_CUES
 from criss_rag.lexicon.quantities import shares
-from criss_rag.language.text import detect_language
 
 _EN_STOP = frozenset(
     """a an and are as at be been being but by can could do does did for from had has have he her his how i if in into
@@ -47,7 +47,9 @@ _KO_ENDING = re.compile(
 _KO_NEGATION = re.compile(r"(?:않|없|못|아니|아닌|아님)(?![가-힣]{2})")  # 않, 없어, 아닌: compared apart (negation)
 _KO_PARTICLES = frozenset("에의은는이가을를도와과만로대서")
 _JA_RUN = re.compile(r"[一-龥々〆ァ-ヶー]+")
-_ZH_STOP = re.compile(r"[的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧很更较]")
+_ZH_STOP = re.compile(
+    r"[的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧很更较]"
+)
 _HAN_RUN = re.compile(r"[一-龥]+")
 
 
@@ -83,7 +85,7 @@ def _stem(word: str) -> str:
 
 
 def _bigrams(run: str) -> list[str]:
-    return [run] if len(run) <= 2 else [run[i:i + 2] for i in range(len(run) - 1)]
+    return [run] if len(run) <= 2 else [run[i : i + 2] for i in range(len(run) - 1)]
 
 
 @lru_cache(maxsize=16384)
@@ -105,6 +107,7 @@ def content_terms(text: str, language: str | None = None) -> frozenset[str]:
         def keep(match: re.Match, facet: str = facet, value: str | None = value) -> str:
             found.add(f"{facet}:{value if value is not None else match.group(0).strip().lower()}")
             return " " * len(match.group(0))
+
         text = pattern.sub(keep, text)
     found.update(re.findall(r"\d+(?:\.\d+)?", text))
     text = _without_compared_words(text, language)

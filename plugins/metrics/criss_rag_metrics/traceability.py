@@ -22,8 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.plugin_utils import answer_sentences
-from criss_rag.plugin_utils import HAN, HANGUL, KANA, split_sentences
+from criss_rag.plugin_utils import HAN, HANGUL, KANA, answer_sentences, split_sentences
 from criss_rag.types import Answer
 from criss_rag_metrics.common import corpus_ids, evidence_of, strip_markers
 
@@ -60,8 +59,18 @@ class Traceability:
                         "documents of the variant's index",
         )
         id_field: str = Field("doc_id", description="the id key of `corpus` documents")
-        min_overlap: float = Field(0.5, ge=0, le=1, description="share of a sentence's terms that one evidence passage must contain for the sentence to count as aligned")
-        skip_lead_ins: bool = Field(True, description="do not count lead-ins as answer sentences: a line ending in a colon that cites nothing (e.g. the extractive generator's notice) and a Markdown heading")
+        min_overlap: float = Field(
+            0.5,
+            ge=0,
+            le=1,
+            description="share of a sentence's terms that one evidence passage must contain for the sentence to "
+            "count as aligned",
+        )
+        skip_lead_ins: bool = Field(
+            True,
+            description="do not count lead-ins as answer sentences: a line ending in a colon that cites nothing "
+            "(e.g. the extractive generator's notice) and a Markdown heading",
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
