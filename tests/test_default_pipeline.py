@@ -26,7 +26,7 @@ QUESTIONS = read_jsonl(EXAMPLES / "questions.jsonl")
 CJK_DEV = [q for lang in ("ko", "ja") for q in read_jsonl(EXAMPLES / "eval" / f"{lang}_dev.jsonl") if q["qid"].endswith("-2")]
 CJK_OUT_OF_SCOPE = [q for lang in ("ko", "ja") for q in read_jsonl(EXAMPLES / "eval" / f"{lang}_out_of_scope_dev.jsonl")]
 CANCER_IDS = {"liver": "1", "colorectal": "2", "gastric": "3", "breast": "4", "pancreatic": "5", "lung": "6"}
-STAGES = ["transform:request-terms", "transform:cross-lingual-terms", "transform:cancer-name-terms", "retrieve:bm25", "retrieve:faiss", "retrieve:e5", "fusion", "reranker:section-intent",
+STAGES = ["transform:request-terms", "transform:cross-lingual-terms", "transform:cancer-name-terms", "retrieve:bm25", "retrieve:faiss", "retrieve:e5", "fusion", "hop:1", "reranker:section-intent",
           "reranker:cancer-type-boost", "reranker:language-match", "refusal", "context",
           "relevance:evidence", "generate", "cite", "relevance:answer"]
 
