@@ -269,9 +269,11 @@ def _terms_covered(terms: set[str], covered: set[str]) -> bool:
 
 
 def _word_concepts(word: str) -> set[str]:
-    """The concepts of the shared lexicon one question word names, besides a direction or a time
-    (raise/lower, before/after: any passage has those)."""
-    return {c for c in _concepts(extract(word)) if not c.startswith(("direction:", "timing:"))}
+    """The things of the shared lexicon one question word names (a site, stage, test, drug, ...),
+    not what is asked (aspect: diagnosis, treatment), a direction or a time: evidence on the asked
+    cancer names those whatever the question's point is ("진단을 받으면 보험금은?" is about insurance,
+    not diagnosis)."""
+    return {c for c in _concepts(extract(word)) if not c.startswith(("aspect:", "direction:", "timing:"))}
 
 
 def _chinese_words(clauses: list[list[str]]) -> list[tuple[str, set[str]]]:
