@@ -218,17 +218,19 @@ class Pipeline:
         return self._analyzers[key]
 
     def check_corpus(self, nodes: list[Any]) -> dict[str, str]:
-        """Ask every query transform, filter and reranker with a ``check_corpus(nodes)`` method
+        """Ask every query transform, hop policy, filter and reranker with a ``check_corpus(nodes)`` method
         whether the corpus has what it needs (a component may also read what it is about, e.g. its
         languages). Strict ones raise ConfigError; lenient ones return a warning (by stage)."""
         warnings: dict[str, str] = {}
-        for stage in ("query_transforms", "filters", "rerankers"):
-            for cc, component in self.many(stage):
-                check = getattr(component, "check_corpus", None)
-                if callable(check):
-                    warning = self.call(cc.stage, cc.name, check, nodes)
-                    if warning:
-                        warnings[cc.stage] = str(warning)
+        hop = self.config.one("multihop")
+        components = [*self.many("query_transforms"), *([(hop, self.build(hop))] if hop is not None else []),
+                      *self.many("filters"), *self.many("rerankers")]
+        for cc, component in components:
+            check = getattr(component, "check_corpus", None)
+            if callable(check):
+                warning = self.call(cc.stage, cc.name, check, nodes)
+                if warning:
+                    warnings[cc.stage] = str(warning)
         return warnings
 
     def plugin_versions(self) -> dict[str, str]:

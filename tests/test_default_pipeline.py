@@ -39,6 +39,7 @@ STAGES = [
     "retrieve:faiss",
     "retrieve:e5",
     "fusion",
+    "hop:1",
     "reranker:section-intent",
     "reranker:cancer-type-boost",
     "reranker:language-match",

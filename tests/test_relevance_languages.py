@@ -9,16 +9,22 @@ from criss_rag.types import Context, Evidence, Hit, text_node
 
 
 def context(*texts: str) -> Context:
-    return Context(tuple(Evidence(n, Hit(NodeWithScore(node=text_node(f"d{n}", t), score=1.0)), t)
-                         for n, t in enumerate(texts, 1)), "")
+    return Context(
+        tuple(
+            Evidence(n, Hit(NodeWithScore(node=text_node(f"d{n}", t), score=1.0)), t) for n, t in enumerate(texts, 1)
+        ),
+        "",
+    )
 
 
 def test_a_threshold_per_question_language():
     check = RelevanceCheck(RelevancePolicy(min_coverage={"en": 0.9, "ko": 0.2, "ja": 0.2, "zh": 0.2}, analyzer=None))
     korean = check.before("간암 수술 후 회복 기간과 음식은?", context("간암 수술 후 회복에는 몇 주가 걸립니다."))
     assert korean.threshold == 0.2 and korean.relevant, korean
-    english = check.before("How long is recovery after liver surgery and what food helps?",
-                           context("Recovery after liver surgery takes a few weeks."))
+    english = check.before(
+        "How long is recovery after liver surgery and what food helps?",
+        context("Recovery after liver surgery takes a few weeks."),
+    )
     assert english.threshold == 0.9 and not english.relevant, english
 
 
@@ -53,8 +59,10 @@ def test_across_languages_a_point_the_lexicon_cannot_read_is_not_shown_covered()
 
 def test_the_cancer_name_alone_does_not_make_an_answer_on_topic():
     check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None))
-    evidence = context("Liver cancer starts in the liver. Hepatitis B and C infections raise the risk of liver cancer.",
-                       "Symptoms of liver cancer include pain in the upper right abdomen and yellow skin.")
+    evidence = context(
+        "Liver cancer starts in the liver. Hepatitis B and C infections raise the risk of liver cancer.",
+        "Symptoms of liver cancer include pain in the upper right abdomen and yellow skin.",
+    )
     contagious = check.before("Is liver cancer contagious?", evidence)
     assert contagious.score == 0.5 and contagious.focus == ["contagious"] and not contagious.relevant, contagious
     symptoms = check.before("What are the symptoms of liver cancer?", evidence)
@@ -63,8 +71,6 @@ def test_the_cancer_name_alone_does_not_make_an_answer_on_topic():
         "간암은 전염되나요?", context("간암은 간에서 시작되는 암입니다. B형 간염은 간암의 위험을 높입니다.")
     )
     assert not korean.relevant and korean.focus == ["전염되나요"], korean
-
-
 
 
 def test_each_language_is_read_by_the_question_language_analyzer():
@@ -81,8 +87,76 @@ def test_each_language_is_read_by_the_question_language_analyzer():
             calls.append(self.language)
             return [w for w in ("肝癌", "传染", "症状") if w in text]
 
-    check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None), analyze=lambda text: text.split(),
-                           analyzer_for=Words)
+    check = RelevanceCheck(
+        RelevancePolicy(min_coverage=0.5, analyzer=None), analyze=lambda text: text.split(), analyzer_for=Words
+    )
     verdict = check.before("肝癌的症状是什么？", context("肝癌的症状包括腹痛。"))
     assert verdict.relevant and verdict.covered == ["肝癌", "症状"], verdict
     assert set(calls) == {"zh"}
+
+
+# -- paraphrases: concepts of the shared lexicon, and Chinese words a segmenter splits -----------------
+
+
+@pytest.fixture(scope="module")
+def jieba_check():
+    """The relevance check reading Chinese with jieba, as the default pipeline does."""
+    from pathlib import Path
+
+    from criss_rag.pipeline import Pipeline
+    from criss_rag.plugins import PluginHost
+
+    pipeline = Pipeline.from_file(
+        Path(__file__).resolve().parents[1] / "examples" / "default.yaml", PluginHost(strict=True)
+    )
+    analyzer = pipeline.analyzer({"name": "jieba"}, requested_by="generator")
+    return RelevanceCheck(RelevancePolicy(min_coverage=0.5), analyzer.analyze)
+
+
+def test_a_word_is_covered_by_a_lexicon_concept_the_evidence_names_in_other_words(jieba_check):
+    """Mixed evidence (a Chinese page and an English one): 第三期 is covered by "Stage III", 钼靶 by
+    "mammography"; a point no concept reads (传染, contagious) still is not."""
+    check = jieba_check
+    evidence = context(
+        "大肠癌是从大肠黏膜长出的恶性肿瘤。",
+        "Stage III colorectal cancer has spread to nearby lymph nodes; stage IV has spread to the liver or lungs.",
+    )
+    staged = check.before("大肠癌第三期和第四期差在哪里？", evidence)
+    assert staged.relevant and {"第三期", "第四期"} <= set(staged.covered), staged
+    screened = check.before(
+        "乳腺癌筛查做钼靶够吗？",
+        context("乳腺癌是乳房的恶性肿瘤。", "Mammography is the main screening test for breast cancer."),
+    )
+    assert any("钼" in w for w in screened.covered), screened
+    contagious = check.before("大肠癌会传染吗？", evidence)
+    assert not contagious.relevant and "传染" in contagious.missing, contagious
+
+
+def test_without_the_lexicon_concepts_those_words_stay_uncovered(monkeypatch, jieba_check):
+    import criss_rag.answering.relevance as relevance
+
+    monkeypatch.setattr(relevance, "_word_concepts", lambda word: set())
+    check = jieba_check
+    evidence = context(
+        "大肠癌是从大肠黏膜长出的恶性肿瘤。",
+        "Stage III colorectal cancer has spread to nearby lymph nodes; stage IV has spread to the liver or lungs.",
+    )
+    assert not check.before("大肠癌第三期和第四期差在哪里？", evidence).relevant
+
+
+def test_a_run_of_one_character_chinese_terms_is_one_word():
+    from criss_rag.answering.relevance import _chinese_words
+
+    assert _chinese_words([["直肠癌", "手术", "挂", "粪", "袋"], ["造", "口"]]) == [
+        ("直肠癌", {"直肠癌"}),
+        ("手术", {"手术"}),
+        ("挂粪袋", {"挂", "粪", "袋"}),
+        ("造口", {"造", "口"}),
+    ]
+    assert _chinese_words([["肝癌", "传染"], ["肝癌"]]) == [("肝癌", {"肝癌"}), ("传染", {"传染"})]  # each word once
+
+
+def test_a_malignant_tumour_names_cancer_in_general():
+    check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None))
+    words = [w for w, _ in check.question_words("膵臓にできた悪性腫瘍の治療は？")]
+    assert "悪性腫瘍" not in words and any("治療" in w for w in words), words

@@ -55,8 +55,10 @@ FILLER_WORDS = (
     "worry worried should my me am mine us ever still too very lot bit actually also even way mean means "
     "again soon now later often always never usually instead away afterwards afterward else "
     "father mother dad mum mom husband wife brother sister friend friends family "
-    "cancer cancers tumor tumors tumour tumours"
-).split() + ["암", "がん", "ガン", "癌", "肿瘤", "腫瘍", "종양", "何", "무엇", "什么", "怎么", "如何"] + (
+    "cancer cancers tumor tumors tumour tumours malignant malignancy malignancies"
+).split() + ["암", "がん", "ガン", "癌", "肿瘤", "腫瘍", "종양", "何", "무엇", "什么", "怎么", "如何",
+             # "a malignant tumour" names cancer in general, as 암/がん/癌 do
+             "악성", "악성종양", "悪性", "悪性腫瘍", "恶性", "恶性肿瘤"] + (
     # Korean and Japanese question grammar: possibility, time, manner, "what kind of", "I"
     "수 있나요 있을까요 있습니까 있어요 중 중에 경우 경우에 때 후 후에 전 어떤 어떻게 언제 얼마나 왜 어디 "
     "좋을까요 좋나요 되나요 하나요 해야 받을 받으면 할 하면 등 정말 같이 그냥 저 제 우리 "
@@ -122,7 +124,8 @@ class RelevanceCheck:
         words: dict[str, set[str]] = {}
         analyze = self._terms_for(question)
         if detect_language(question) == "zh":  # no word boundaries: each term is a word
-            return [(t, {t}) for t in dict.fromkeys(analyze(question)) if t not in self.ignored]
+            return _chinese_words([[t for t in analyze(clause) if t not in self.ignored]
+                                   for clause in _CLAUSE_BREAK.split(question) if clause.strip()])
         for word in _WORD.findall(question):
             terms = {t for t in analyze(word) if t not in self.ignored}
             if terms and word.lower() not in self.ignored:
@@ -166,7 +169,8 @@ class RelevanceCheck:
             if not gains or max(gains) == 0:
                 break
             covered |= sentences[gains.index(max(gains))]
-        return self._verdict(question, words, covered, "evidence")
+        named = self._named(words, covered, [f"{self._meta_text(e)}\n{e.text}" for e in context.evidence])
+        return self._verdict(question, words, covered, "evidence", named)
 
     def after(self, question: str, sentences: Sequence[SentenceSupport], context: Context) -> RelevanceVerdict:
         """Does the shown answer cover the question? (said by a sentence and in its evidence, or in a
@@ -184,22 +188,33 @@ class RelevanceCheck:
             for evidence in cited:
                 meta = self._meta_terms(evidence, analyze)
                 covered |= meta | (said & (set(analyze(evidence.text)) | meta))
-        return self._verdict(question, words, covered, "answer")
+        named = self._named(words, covered, [text for s, cited in shown if cited
+                                             for text in (s.text, *map(self._meta_text, cited))])
+        return self._verdict(question, words, covered, "answer", named)
+
+    def _named(self, words: list[tuple[str, set[str]]], covered: set[str], texts: list[str]) -> set[str]:
+        """The lexicon concepts ``texts`` name, when a question word the terms leave uncovered names
+        one (read only then: the lexicon is slower than the terms)."""
+        if all(_terms_covered(terms, covered) or not _word_concepts(word) for word, terms in words):
+            return set()
+        named: set[str] = set()
+        for text in texts:
+            named |= _concepts(extract(text))
+        return named
 
     def _meta_text(self, evidence: Evidence) -> str:
         return " ".join(str(evidence.hit.metadata.get(f) or "") for f in _META_FIELDS)
 
     def _verdict(self, question: str, words: list[tuple[str, set[str]]], covered: set[str],
-                 checked: str) -> RelevanceVerdict:
-        # a word is covered when at least half of its terms are (a Korean word's bigrams, a kanji run's);
-        # a one-character CJK term (肺 of 肺がん) is covered by a bigram that contains it
-        def is_covered(terms: set[str]) -> bool:
-            found = sum(t in covered or (len(t) == 1 and not t.isascii() and any(t in c for c in covered))
-                        for t in terms)
-            return found * 2 >= len(terms)
+                 checked: str, named: set[str] = frozenset()) -> RelevanceVerdict:
+        # a word is covered by its terms, or by a concept of the shared lexicon it names that the
+        # evidence names too, in any words or language (허파/폐 aside: 第三期 by "stage III", 钼靶 by
+        # "mammography", 可切除 by "surgery")
+        def is_covered(word: str, terms: set[str]) -> bool:
+            return _terms_covered(terms, covered) or bool(named and _word_concepts(word) & named)
 
-        hit = [w for w, terms in words if is_covered(terms)]
-        missing = [w for w, terms in words if not is_covered(terms)]
+        hit = [w for w, terms in words if is_covered(w, terms)]
+        missing = [w for w, terms in words if not is_covered(w, terms)]
         focus = self._focus(question, words)
         return self._decide(question, hit, missing, focus, checked)
 
@@ -249,6 +264,41 @@ class RelevanceCheck:
         return verdict
 
 
+def _terms_covered(terms: set[str], covered: set[str]) -> bool:
+    """At least half of a word's terms are covered (a Korean word's bigrams, a kanji run's); a
+    one-character CJK term (肺 of 肺がん) is covered by a covered term that contains it."""
+    found = sum(t in covered or (len(t) == 1 and not t.isascii() and any(t in c for c in covered)) for t in terms)
+    return found * 2 >= len(terms)
+
+
+def _word_concepts(word: str) -> set[str]:
+    """The things of the shared lexicon one question word names (a site, stage, test, drug, ...),
+    not what is asked (aspect: diagnosis, treatment), a direction or a time: evidence on the asked
+    cancer names those whatever the question's point is ("진단을 받으면 보험금은?" is about insurance,
+    not diagnosis)."""
+    return {c for c in _concepts(extract(word)) if not c.startswith(("aspect:", "direction:", "timing:"))}
+
+
+def _chinese_words(clauses: list[list[str]]) -> list[tuple[str, set[str]]]:
+    """A Chinese question's words from the analyzer terms of each clause, in order: a run of
+    one-character terms within a clause is one word (a segmenter splits a word its dictionary
+    lacks, 造口 or 钼靶, into characters)."""
+    words: list[tuple[str, set[str]]] = []
+    for terms in clauses:
+        run: list[str] = []
+        for term in [*terms, ""]:
+            if len(term) == 1 and _HAN_CHAR.fullmatch(term):
+                run.append(term)
+                continue
+            if run:
+                words.append(("".join(run), set(run)))
+                run = []
+            if term:
+                words.append((term, {term}))
+    seen: set[str] = set()
+    return [(w, t) for w, t in words if not (w in seen or seen.add(w))]
+
+
 def _names_cancer(word: str, cancers: list[str]) -> bool:
     """Whether a question word is part of the name of a cancer it asks about ("liver" of "liver
     cancer", "간암은" containing "간암")."""
@@ -275,6 +325,8 @@ def _builtin_terms(text: str) -> list[str]:
 
 
 _HIRAGANA = re.compile("[\u3040-\u309f]+")
+_HAN_CHAR = re.compile(f"[{HAN}]")
+_CLAUSE_BREAK = re.compile(r"[\s\u3000-\u303f\uff00-\uff0f\uff1a-\uff20.,;:!?()\[\]\"'、，。；：！？（）「」『』]+")
 # Latin words; Hangul words; kanji/katakana runs (hiragana between them is grammar); Han runs
 _WORD = re.compile(f"[A-Za-z0-9\u00c0-\u024f'’-]+|[{HANGUL}]+|[{HAN}\u30a0-\u30ffー]+")
 

@@ -61,6 +61,11 @@ class IntentBoost:
             "intent name defines a new intent)",
         )
         builtin_cues: bool = Field(True, description="use the built-in cue lexicon (intents.yaml); false = only `cues`")
+        named_things: bool = Field(
+            True, description="a question with no cue (besides the overview's) that names a test asks about diagnosis, "
+            "one naming a stage about stages, one naming a drug about treatment (read with the shared multilingual "
+            "lexicon, criss_rag.lexicon.facets)",
+        )
         otherwise: str | None = Field(
             OVERVIEW, description="the intent assumed when no cue matches; null = boost nothing then"
         )
@@ -98,7 +103,7 @@ class IntentBoost:
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
         self.stage = ctx.stage
-        self.intents = IntentLexicon(params.cues, builtin=params.builtin_cues)
+        self.intents = IntentLexicon(params.cues, builtin=params.builtin_cues, named_things=params.named_things)
         known = set(self.intents.intents)
         unknown = sorted({*params.sections, *([params.otherwise] if params.otherwise else [])} - known)
         if unknown:

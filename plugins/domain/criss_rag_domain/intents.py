@@ -6,6 +6,13 @@ causes, research, inheritance and genetic-changes (MedQuAD keeps "inheritance" a
 changes" as separate sections, so they are separate intents here). Cues follow the phrase rules
 of :mod:`criss_rag_domain.matching`: whole words for Latin (``treat*`` is a prefix), substrings for
 CJK, longest cue first. ``overview`` counts only when no other intent is found.
+
+Cue phrases name the kind of information asked for; a question may instead name a thing whose
+information sits in one section: a test (B超, CT, 大腸内視鏡), a stage (第三期, stage IIIA, 3기) or a
+drug (tamoxifen, 타목시펜). These are open classes no cue list holds, and the shared multilingual
+lexicon (:mod:`criss_rag.lexicon.facets`) reads them in every language; with ``named_things`` (the
+default), a question with no cue besides the overview's asks about diagnosis when it names a test,
+stages when it names a stage, and treatment when it names a drug.
 """
 
 from __future__ import annotations
@@ -16,16 +23,22 @@ from pathlib import Path
 
 import yaml
 
+from criss_rag.lexicon.facets import extract
 from criss_rag_domain.matching import PhraseMatcher, find_mentions
 
 BUILTIN_FILE = Path(__file__).with_name("intents.yaml")
 OVERVIEW = "overview"
+#: the shared lexicon's facets (criss_rag.lexicon.facets.Facets) that name a thing, and the intent
+#: whose section has its information
+NAMED_THINGS = {"test": "diagnosis", "stage": "stages", "drug": "treatment"}
 
 
 class IntentLexicon:
     """Cue phrases per intent; :meth:`detect` names the intents a question asks about."""
 
-    def __init__(self, cues: Mapping[str, Iterable[str]] | None = None, *, builtin: bool = True) -> None:
+    def __init__(self, cues: Mapping[str, Iterable[str]] | None = None, *, builtin: bool = True,
+                 named_things: bool = True) -> None:
+        self.named_things = named_things
         self._shared = [_builtin_matcher()] if builtin else []
         self.cues: dict[str, list[str]] = {k: list(v) for k, v in _builtin_cues().items()} if builtin else {}
         self._matcher = PhraseMatcher()
@@ -42,6 +55,11 @@ class IntentLexicon:
         """Intents in order of first cue; ``overview`` only when nothing more specific is asked."""
         found = list(dict.fromkeys(m.key for m in find_mentions(text, [*self._shared, self._matcher])))
         specific = [intent for intent in found if intent != OVERVIEW]
+        if not specific and self.named_things:
+            facets = extract(text)
+            specific = [
+                intent for facet, intent in NAMED_THINGS.items() if getattr(facets, facet) and intent in self.cues
+            ]
         return specific or found
 
 

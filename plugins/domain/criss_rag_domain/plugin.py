@@ -17,6 +17,11 @@ def register_rerankers(register):
 
 
 @hookimpl
+def register_hop_policies(register):
+    register("cross-lingual-hop", "criss_rag_domain.section_gap:CrossLingualHop")
+
+
+@hookimpl
 def register_query_transforms(register):
     register("cross-lingual-terms", "criss_rag_domain.cross_lingual:CrossLingualTerms")
     register("request-terms", "criss_rag_domain.request_terms:RequestTerms")

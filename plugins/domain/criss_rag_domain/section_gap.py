@@ -1,0 +1,93 @@
+"""A second search in English when the corpus has nothing in the question's language on what it asks.
+
+A corpus written in several languages rarely covers every topic in each of them: the example
+corpus has Chinese pages on the overview, symptoms and treatment of six cancers, and their
+diagnosis, staging and prevention pages in English only. A Chinese question about diagnosis then
+shares its words with the Chinese overview, a multilingual embedding scores passages in the
+question's language above those in another, and the English diagnosis page never enters the
+candidates. ``cross-lingual-hop`` (a multi-hop policy) notices such a gap and searches once more
+with the English names of what the question asks (the cancer type, population and intents of
+``cross-lingual-terms``); the engine adds what that search finds to the candidates, and the
+rerankers (the section the question asks about, the cancer type) rank them with the rest.
+
+The gap is read from the corpus, not listed: each chunk's section (``section_fields``) is read
+with the intent lexicon that reads questions (Diagnosis, 診断 and 诊断 are one intent), which gives
+the intents each language's sections are on. A question has a gap when none of the intents it asks
+about (besides the overview) is on a section in its language and one is on a section in another.
+A question that asks about a section its language has, or names no cancer type, is searched once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from criss_rag.context import ComponentContext
+from criss_rag.language.text import detect_language
+from criss_rag.types import Hit, Query
+from criss_rag_domain.cross_lingual import CrossLingualTerms
+from criss_rag_domain.intents import OVERVIEW, IntentLexicon
+
+
+class SectionIntents:
+    """The intents each language's sections are on, read from a corpus's chunks."""
+
+    def __init__(self, fields: Sequence[str], intents: IntentLexicon) -> None:
+        self.fields = list(fields)
+        self.intents = intents
+        self.by_language: dict[str, set[str]] = {}
+
+    def read(self, nodes: Sequence[Any]) -> None:
+        sections: dict[str, set[str]] = {}  # language -> section values (each read once)
+        for node in nodes:
+            metadata = getattr(node, "metadata", None) or {}
+            section = next((metadata[f] for f in self.fields if metadata.get(f)), None)
+            if section is not None:
+                sections.setdefault(detect_language(getattr(node, "text", "") or ""), set()).add(str(section))
+        self.by_language = {language: {i for value in values for i in self.intents.detect(value)}
+                            for language, values in sections.items()}
+
+    def gap(self, question: str) -> list[str]:
+        """The intents ``question`` asks about that sections in other languages are on, when no
+        section in its own language is on any of them (else ``[]``)."""
+        language = detect_language(question)
+        asked = [i for i in self.intents.detect(question) if i != OVERVIEW]
+        own = self.by_language.get(language, set())
+        if not asked or own & set(asked):
+            return []
+        elsewhere = set().union(*(i for lang, i in self.by_language.items() if lang != language))
+        return [i for i in asked if i in elsewhere]
+
+
+class CrossLingualHop:
+    """Searches once more with the English terms of a question whose language has no section on what it asks."""
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        section_fields: list[str] = Field(
+            ["section", "menu_name"], min_length=1,
+            description="metadata keys holding a chunk's section (the first a chunk carries counts); a corpus "
+            "without any of them has no sections to compare, and the policy never hops",
+        )
+        languages: list[str] = Field(
+            default_factory=lambda: ["ko", "ja", "zh"],
+            description="question languages that may hop (the lexicons have ko, ja and zh synonyms)",
+        )
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+        self.terms = CrossLingualTerms(CrossLingualTerms.Params(languages=params.languages), ctx)
+        self.sections = SectionIntents(params.section_fields, self.terms.intents)
+
+    def check_corpus(self, nodes: Sequence[Any]) -> str | None:
+        """Reads the intents each language's sections are on."""
+        self.sections.read(nodes)
+        return None
+
+    def next_query(self, query: Query, hits: list[Hit], hop: int) -> str | None:
+        if hop > 1 or detect_language(query.text) not in self.params.languages or not self.sections.gap(query.text):
+            return None
+        terms = self.terms.terms(query.text)
+        return " ".join(terms) if terms else None
