@@ -91,7 +91,8 @@ def hit(doc: str, score: float, lang: str, intent: float) -> Hit:
     from llama_index.core.schema import NodeWithScore, TextNode
 
     node = TextNode(id_=doc, text=doc, metadata={"doc_id": doc, "lang": lang})
-    return Hit(NodeWithScore(node=node, score=score), {"intent-boost": intent})
+    # the score as intent-boost leaves it: multiplied by the factor it records
+    return Hit(NodeWithScore(node=node, score=score * intent), {"intent-boost": intent})
 
 
 def rerank(yield_to: list[str], question: str, hits: list[Hit]) -> list[str]:

@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.language.text import detect_language
+from criss_rag.plugin_utils import detect_language
 from criss_rag.types import Hit, Query
 from criss_rag_domain.cross_lingual import CrossLingualTerms
 from criss_rag_domain.intents import OVERVIEW, IntentLexicon
