@@ -24,6 +24,7 @@ from criss_rag.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.source_titles import source_titles
 from criss_rag.grounding import GroundingPolicy, SentenceGate, apply_policy, not_shown, off_topic, ungrounded
 from criss_rag.meaning import MeaningSupport
+from criss_rag.model_loading import take_loads
 from criss_rag.support import unchecked_sentences
 from criss_rag.text import CITATION_MARKER, detect_language
 from criss_rag.thinking import ThinkSplitter, split_thinking
@@ -145,7 +146,7 @@ class Engine:
         for cc, transform in self.pipeline.many("query_transforms"):
             started = time.perf_counter()
             query = self.pipeline.call(cc.stage, cc.name, transform.transform, query)
-            trace.stages.append(StageTrace(stage=f"transform:{cc.label}", component=cc.name, n_in=0, n_out=0,
+            _add(trace, StageTrace(stage=f"transform:{cc.label}", component=cc.name, n_in=0, n_out=0,
                                            ms=_ms(started), notes={"retrieval_text": query.search_text}))
         yield ProgressEvent("retrieving", ", ".join(cc.label for cc, _ in self.retrievers))
         hits = self._retrieve_once(query, trace, suffix="")
@@ -164,7 +165,7 @@ class Engine:
                 if cc.stage in self.corpus_warnings:
                     notes["corpus_warning"] = self.corpus_warnings[cc.stage]
                 hits = result
-                trace.stages.append(_stage(f"{stage[:-1]}:{cc.label}", cc.name, n_in, hits, started, notes=notes))
+                _add(trace, _stage(f"{stage[:-1]}:{cc.label}", cc.name, n_in, hits, started, notes=notes))
         return hits
 
     def _retrieve_once(self, query: Query, trace: Trace, suffix: str) -> list[Hit]:
@@ -174,7 +175,7 @@ class Engine:
         for cc, retriever in self.retrievers:
             stage = f"retrieve:{cc.label}{suffix}"
             if cc.options["languages"] is not None and language not in cc.options["languages"]:
-                trace.stages.append(StageTrace(stage=stage, component=cc.name, n_in=0, n_out=0, ms=0.0,
+                _add(trace, StageTrace(stage=stage, component=cc.name, n_in=0, n_out=0, ms=0.0,
                                                notes={"skipped": f"serves {cc.options['languages']}, question is {language}"}))
                 continue
             started = time.perf_counter()
@@ -182,13 +183,13 @@ class Engine:
             ranked[cc.label] = [Hit(node, {cc.label: float(node.score or 0.0)}) for node in found]
             explain = getattr(retriever, "trace_notes", None)  # optional: e.g. a filter pushed to a database
             notes = dict(self.pipeline.call(cc.stage, cc.name, explain, query)) if callable(explain) else None
-            trace.stages.append(_stage(stage, cc.name, 0, ranked[cc.label], started, notes=notes))
+            _add(trace, _stage(stage, cc.name, 0, ranked[cc.label], started, notes=notes))
         fusion_cc = self.pipeline.config.one("fusion")
         if fusion_cc is None:
             return next(iter(ranked.values()), [])
         started = time.perf_counter()
         hits = self.pipeline.call("fusion", fusion_cc.name, self.pipeline.build(fusion_cc).fuse, query, ranked)
-        trace.stages.append(_stage(f"fusion{suffix}", fusion_cc.name, sum(len(h) for h in ranked.values()), hits, started))
+        _add(trace, _stage(f"fusion{suffix}", fusion_cc.name, sum(len(h) for h in ranked.values()), hits, started))
         return hits
 
     def _follow_hops(self, query: Query, hits: list[Hit], trace: Trace) -> Generator_[ProgressEvent, None, list[Hit]]:
@@ -201,7 +202,7 @@ class Engine:
             started = time.perf_counter()
             follow_up = self.pipeline.call("multihop", cc.name, policy.next_query, query, hits, hop)
             if not follow_up:
-                trace.stages.append(StageTrace(stage=f"hop:{hop}", component=cc.name, n_in=len(hits), n_out=len(hits),
+                _add(trace, StageTrace(stage=f"hop:{hop}", component=cc.name, n_in=len(hits), n_out=len(hits),
                                                ms=_ms(started), notes={"stopped": "the policy asked for no further hop"}))
                 break
             yield ProgressEvent("hop", f"{hop}: {follow_up}")
@@ -209,7 +210,7 @@ class Engine:
             known = {h.node_id for h in hits}
             added = [h for h in found if h.node_id not in known]
             hits = hits + added
-            trace.stages.append(StageTrace(stage=f"hop:{hop}", component=cc.name, n_in=len(hits) - len(added),
+            _add(trace, StageTrace(stage=f"hop:{hop}", component=cc.name, n_in=len(hits) - len(added),
                                            n_out=len(hits), ms=_ms(started),
                                            notes={"query": follow_up, "added": [h.node_id for h in added]}))
         return hits
@@ -255,6 +256,7 @@ class Engine:
     ) -> Iterator[StreamEvent]:
         query = Query(text=question.strip(), filters=dict(filters or {}), history=tuple(history))
         trace = self._new_trace()
+        take_loads()  # loads before this question (opening the engine, an ingest) are not its stages
         if not query.text:
             yield AnswerEvent(_refused(query, Refusal("empty_question", "the question is empty", "Please ask a question."), trace))
             return
@@ -291,7 +293,7 @@ class Engine:
             explain = getattr(refusal_policy, "trace_notes", None)  # optional: e.g. a check it skipped, and why
             if callable(explain):
                 notes.update(self.pipeline.call("refusal", policy_cc.name, explain, query, hits))
-            trace.stages.append(_stage("refusal", policy_cc.name, len(hits), [] if refusal else hits, started, notes=notes))
+            _add(trace, _stage("refusal", policy_cc.name, len(hits), [] if refusal else hits, started, notes=notes))
         if refusal is None and not hits:
             refusal = Refusal("no_evidence", "retrieval returned no candidates", NO_EVIDENCE_MESSAGE)
         if refusal is not None:
@@ -301,12 +303,12 @@ class Engine:
         context_cc = self.pipeline.config.one("context")
         started = time.perf_counter()
         context = self.pipeline.call("context", context_cc.name, self.pipeline.build(context_cc).build, query, hits)
-        trace.stages.append(_stage("context", context_cc.name, len(hits), [e.hit for e in context.evidence], started))
+        _add(trace, _stage("context", context_cc.name, len(hits), [e.hit for e in context.evidence], started))
         if self.relevance is not None and self.relevance.policy.before_generation:
             yield ProgressEvent("refusal_check", "relevance of the evidence")
             started = time.perf_counter()
             verdict = self.relevance.before(query.text, context)
-            trace.stages.append(StageTrace(stage="relevance:evidence", component="criss_rag", n_in=len(context.evidence),
+            _add(trace, StageTrace(stage="relevance:evidence", component="criss_rag", n_in=len(context.evidence),
                                            n_out=len(context.evidence), ms=_ms(started), notes=verdict.model_dump()))
             if not verdict.relevant and self.relevance.policy.on_fail == "refuse":
                 yield AnswerEvent(_refused(query, off_topic(query.text, verdict), trace))  # no generator is called
@@ -345,7 +347,7 @@ class Engine:
         thinking, text = split_thinking(generation.text)  # the thinking is never part of the answer
         if thinking:
             notes["thinking_chars"] = len(thinking)
-        trace.stages.append(_stage("generate", generator_cc.name, len(context.evidence), [], started, notes=notes))
+        _add(trace, _stage("generate", generator_cc.name, len(context.evidence), [], started, notes=notes))
         if generation.refusal is not None:  # the model itself said the evidence does not answer
             # its words were never checked against the evidence: they go to the trace, marked so,
             # and the reader sees the fixed message in the question's language
@@ -363,7 +365,7 @@ class Engine:
         check = verify_citations(text, context)
         cite = StageTrace(stage="cite", component="criss_rag", n_in=len(context.evidence), n_out=len(check.citations),
                           ms=0.0, notes={"invalid_markers": check.invalid})
-        trace.stages.append(cite)
+        _add(trace, cite)
         if not check.citations and policy.citations == "require":
             cite.ms = _ms(started)
             detail = f"the generator ({generation.model}) cited no evidence, so its answer is withheld"
@@ -391,7 +393,7 @@ class Engine:
         verdict = None
         if self.relevance is not None:
             verdict = self.relevance.after(query.text, grounded.sentences, context)
-            trace.stages.append(StageTrace(stage="relevance:answer", component="criss_rag", n_in=len(grounded.sentences),
+            _add(trace, StageTrace(stage="relevance:answer", component="criss_rag", n_in=len(grounded.sentences),
                                            n_out=len(grounded.sentences), ms=0.0, notes=verdict.model_dump()))
             if not verdict.relevant and self.relevance.policy.on_fail == "refuse":
                 answer = _refused(query, off_topic(query.text, verdict), trace, generator=generation.model,
@@ -449,7 +451,7 @@ class Engine:
             trace.stages[-1].notes.update({"verifier": "criss_rag (meaning)", **notes})
             trace.stages[-1].ms = round(trace.stages[-1].ms + _ms(started), 3)
         else:
-            trace.stages.append(StageTrace(stage="verify", component=cc.name, n_in=len(sentences),
+            _add(trace, StageTrace(stage="verify", component=cc.name, n_in=len(sentences),
                                            n_out=len(sentences) - len(notes["unsupported"]), ms=_ms(started), notes=notes))
         return sentences
 
@@ -637,6 +639,17 @@ def _drain(steps: Generator_[Any, None, Any]) -> Any:
             next(steps)
         except StopIteration as stop:
             return stop.value
+
+
+def _add(trace: Trace, stage: StageTrace) -> None:
+    """Append ``stage`` to ``trace``; a model this thread loaded while the stage ran comes first as
+    a ``load:<model>`` stage of its own, and its time is taken out of the stage's."""
+    for load in take_loads():
+        ms = round(load.seconds * 1000, 3)
+        stage.ms = round(max(0.0, stage.ms - ms), 3)
+        trace.stages.append(StageTrace(stage=f"load:{load.model}", component=stage.component, n_in=0, n_out=0,
+                                       ms=ms, notes={"model": load.model, "needed_by": stage.stage}))
+    trace.stages.append(stage)
 
 
 def _ms(started: float) -> float:

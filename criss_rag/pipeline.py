@@ -34,6 +34,7 @@ class Pipeline:
         self._analyzers: dict[str, Any] = {}  # components named inside params, by spec
         self.embedded_last = 0  # texts the last embed_documents() call computed (the rest were cached)
         self.embedded_total = 0  # texts every embed_documents() call so far computed
+        self.from_cache_total = 0  # texts every embed_documents() call so far found in the embedding cache
         self._query_vectors: OrderedDict[tuple[int, str], Any] = OrderedDict()  # see embed_query()
         self._query_lock = threading.Lock()
 
@@ -99,15 +100,17 @@ class Pipeline:
             embedding = self.embedding(requested_by=requested_by)
             model_id = self.embedding_model_id()
         cache = self.embedding_cache()
+        counts: dict[str, int] = {}
         try:
             matrix, computed = embed_with_cache(
                 embedding, model_id, list(texts), cache, batch_size=max(1, int(embedding.embed_batch_size)) * 8,
-                show_progress=self.show_progress,
+                show_progress=self.show_progress, counts=counts,
             )
         finally:
             cache.close()
         self.embedded_last = computed
         self.embedded_total += computed
+        self.from_cache_total += counts.get("from_cache", 0)
         return matrix
 
     def embed_query(self, text: str, spec: str | dict[str, Any] | None = None, *, requested_by: str) -> Any:

