@@ -123,6 +123,10 @@ class Engine:
             if callable(warm):
                 self.pipeline.call(cc.stage, cc.name, warm)
             seconds[cc.stage] = round(time.perf_counter() - started, 3)
+        if self.relevance is not None:  # the answer's relevance check reads every language's words
+            started = time.perf_counter()
+            self.relevance.warm_up()
+            seconds["relevance"] = round(time.perf_counter() - started, 3)
         self.warmed_up = seconds
         return seconds
 
@@ -180,7 +184,8 @@ class Engine:
                 continue
             started = time.perf_counter()
             found = self.pipeline.call(cc.stage, cc.name, retriever.retrieve, query, cc.options["top_k"])
-            ranked[cc.label] = [Hit(node, {cc.label: float(node.score or 0.0)}) for node in found]
+            label = cc.label
+            ranked[label] = [Hit(node, {label: float(node.score or 0.0)}) for node in found]
             explain = getattr(retriever, "trace_notes", None)  # optional: e.g. a filter pushed to a database
             notes = dict(self.pipeline.call(cc.stage, cc.name, explain, query)) if callable(explain) else None
             _add(trace, _stage(stage, cc.name, 0, ranked[cc.label], started, notes=notes))

@@ -57,6 +57,13 @@ class LazyModelEmbedding(BaseEmbedding):
         """Whether the model is in memory already."""
         return self._model is not None
 
+    def query_vector(self, text: str) -> list[float]:
+        """The question's vector, without LlamaIndex's per-call instrumentation (``Pipeline.embed_query``)."""
+        return self._query_vector(text)
+
+    def _query_vector(self, text: str) -> list[float]:
+        return self._get_query_embedding(text)  # a subclass without its own: LlamaIndex's method
+
     def warm_up(self) -> None:
         """Load the model and embed one question now (``Engine.warm_up``), not in the first question."""
         self._get_query_embedding("warm-up")

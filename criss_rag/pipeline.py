@@ -129,7 +129,15 @@ class Pipeline:
             if key in self._query_vectors:
                 self._query_vectors.move_to_end(key)
                 return self._query_vectors[key]
-        vector = np.asarray(embedding.get_query_embedding(text), dtype=np.float32)
+        # LlamaIndex's get_query_embedding wraps the model call in instrumentation (an event with a
+        # payload of the model's settings, a span) that costs more than a FAISS search; a local model
+        # offering `query_vector` (criss_rag.local_embedding) is asked directly, unless a rate limiter
+        # or an embeddings cache is set on it
+        direct = getattr(embedding, "query_vector", None)
+        if not callable(direct) or getattr(embedding, "rate_limiter", None) is not None \
+                or getattr(embedding, "embeddings_cache", None) is not None:
+            direct = embedding.get_query_embedding
+        vector = np.asarray(direct(text), dtype=np.float32)
         norm = float(np.linalg.norm(vector))
         vector = vector / norm if norm else vector
         vector.setflags(write=False)

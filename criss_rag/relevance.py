@@ -127,6 +127,11 @@ class RelevanceCheck:
             ignored |= self._ignored[language]
         return ignored
 
+    def warm_up(self) -> None:
+        """Read the ``ignore`` words of every language now, loading each language's analyzer
+        (``Engine.warm_up``; a one-shot question reads only its own languages)."""
+        self.ignored(" ".join(self.policy.ignore))
+
     def question_words(self, question: str) -> list[tuple[str, set[str]]]:
         """The question's content words with their terms. A word is a Latin word, a Hangul word
         (particles are the analyzer's business) or a run of kanji/katakana or of Han characters, so

@@ -60,6 +60,12 @@ class ExtractiveGenerator:
         self.params = params
         self.analyzer = ctx.analyzer(params.analyzer)
 
+    def warm_up(self) -> None:
+        """Load the analyzer's models now (``Engine.warm_up``), when it has any."""
+        warm = getattr(self.analyzer, "warm_up", None)
+        if callable(warm):
+            warm()
+
     def generate(self, query: Query, context: Context) -> Generation:
         question = set(self.analyzer.analyze(query.text))
         # filler words in the question's languages only: an English question loads no Chinese analyzer

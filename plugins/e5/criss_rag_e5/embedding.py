@@ -68,8 +68,11 @@ class E5Embedding(LazyModelEmbedding):
         vectors = self.model.query(clean) if query else self.model.passage(clean)
         return vectors.reshape(len(clean), -1).tolist()
 
+    def _query_vector(self, text: str) -> list[float]:
+        return self._encode([text], query=True)[0]
+
     def _get_query_embedding(self, query: str) -> list[float]:
-        return self._encode([query], query=True)[0]
+        return self._query_vector(query)
 
     def _get_text_embedding(self, text: str) -> list[float]:
         return self._encode([text], query=False)[0]

@@ -39,8 +39,11 @@ class USEEmbedding(LazyModelEmbedding):
         vectors = self.model.encode(list(texts))
         return vectors.reshape(len(texts), -1).tolist()
 
+    def _query_vector(self, text: str) -> list[float]:
+        return self._encode([text])[0]
+
     def _get_query_embedding(self, query: str) -> list[float]:
-        return self._encode([query])[0]
+        return self._query_vector(query)
 
     def _get_text_embedding(self, text: str) -> list[float]:
         return self._encode([text])[0]
