@@ -46,6 +46,7 @@ class LlamaCppLLM(CustomLLM):
     repeat_penalty: float = Field(1.1)
     max_tokens: int = Field(512)
     seed: int = Field(13)
+    prefix_cache: bool = Field(False, description="reuse the model's state for the prompt's start shared with the last call")
     where: str = Field("llama-cpp", description="how error messages name this LLM")
     _model: LoadedModel | None = PrivateAttr(default=None)
 
@@ -159,7 +160,10 @@ class LlamaCppLLM(CustomLLM):
         with m.lock:
             tokens, formatted = self._prompt(messages)
             m.calls += 1
-            m.llama.reset()  # no KV-cache reuse across calls: every reply depends on its own prompt only
+            if not self.prefix_cache:
+                m.llama.reset()  # no KV-cache reuse across calls: the whole prompt is evaluated every time
+            # else llama-cpp-python evaluates only the tokens after the prefix this prompt shares with
+            # the state left by the previous call (the system prompt and the instructions)
             started = time.perf_counter()
             first: float | None = None
             generated = 0
