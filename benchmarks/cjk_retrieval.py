@@ -48,12 +48,14 @@ def hybrid(retriever: str) -> list[str]:
 
 #: (row name, config, --set overrides); the intent boost of the default pipeline stays on
 VARIANTS: list[tuple[str, str, list[str]]] = [
-    ("default: BM25 + MiniLM (en) + e5 (ko/ja/zh), RRF", "examples/default.yaml", []),
-    ("previous default: BM25 + MiniLM (en only), RRF",
-     "examples/default.yaml", [f"retrievers=[{BM25}, {{name: faiss, top_k: 30, languages: [en]}}]",
-                               "fusion={name: rrf, k: 60, weights: {faiss: 1.5}, top_k: 30}"]),
+    ("default: BM25 + e5 (every language), RRF", "examples/default.yaml", []),
+    ("previous default: BM25 + MiniLM (en) + e5 (ko/ja/zh), RRF",
+     "examples/default.yaml", ["embedding={name: minilm}",
+                               f"retrievers=[{BM25}, {{name: faiss, top_k: 30, languages: [en]}}, "
+                               f"{{name: faiss, label: e5, embedding: {{name: multilingual-e5}}, top_k: 30, languages: [ko, ja, zh]}}]",
+                               "fusion={name: rrf, k: 60, weights: {faiss: 1.5, e5: 1.5}, top_k: 30}"]),
     ("BM25 alone", "examples/default.yaml", [f"retrievers=[{BM25}]", "fusion=null"]),
-    ("dense only: MiniLM", "examples/default.yaml", dense_only(MINILM)),
+    ("dense only: MiniLM", "examples/default.yaml", ["embedding={name: minilm}", *dense_only(MINILM)]),
     ("dense only: e5", "examples/default.yaml", dense_only(E5)),
     ("dense only: USE", "examples/default.yaml", dense_only(USE)),
     ("BM25 + e5, RRF", "examples/default.yaml", hybrid(E5)),
