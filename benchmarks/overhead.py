@@ -62,9 +62,10 @@ def query_vectors(pipeline: Pipeline, texts: list[str]) -> dict[str, np.ndarray]
     return {text: np.array(pipeline.embed_query(text, requested_by="benchmark")) for text in texts}
 
 
-def open_engine(encode: bool, questions: list[str]) -> tuple[Engine, Pipeline]:
+def open_engine(encode: bool, questions: list[str], example: bool = False) -> tuple[Engine, Pipeline, dict]:
     # retrieval only: no query transforms (the raw path has none) and no rerankers
-    overrides = [f"loader={{name: jsonl, path: {json.dumps(str(CORPUS))}}}", "rerankers=[]", "query_transforms=[]"]
+    overrides = [] if example else [f"loader={{name: jsonl, path: {json.dumps(str(CORPUS))}}}"]
+    overrides += ["rerankers=[]", "query_transforms=[]"]
     pipeline = Pipeline.from_file(ROOT / "examples" / "default.yaml", PluginHost(), overrides, show_progress=True)
     engine = Engine.open(pipeline, build_if_missing=True)
     embedding = pipeline.embedding(requested_by="benchmark")
@@ -171,13 +172,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=200, help="dev questions to time (default 200)")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--example", action="store_true", help="the example corpus and examples/questions.jsonl "
+                        "(the config's own corpus) instead of MedQuAD")
     parser.add_argument("--encode", action="store_true", help="encode every query with the embedding model in every path")
     args = parser.parse_args()
-    records = [json.loads(line) for line in require(QUESTIONS, "MedQuAD dev questions").open(encoding="utf-8")]
+    if args.example:
+        records = [json.loads(line) for line in (ROOT / "examples" / "questions.jsonl").open(encoding="utf-8")]
+    else:
+        records = [json.loads(line) for line in require(QUESTIONS, "MedQuAD dev questions").open(encoding="utf-8")]
+        require(CORPUS, "MedQuAD corpus")
     questions = [r["question"].strip() for r in records][: args.questions]
-    require(CORPUS, "MedQuAD corpus")
 
-    engine, pipeline, vectors = open_engine(args.encode, questions)
+    engine, pipeline, vectors = open_engine(args.encode, questions, args.example)
     raw_fused, raw_dense = raw_paths(engine, pipeline, vectors, args.encode)
     faiss_retriever = dict((cc.name, r) for cc, r in engine.retrievers)["faiss"]
     paths = {
