@@ -10,9 +10,13 @@ own corpus), interleaved, ``--repeats`` times:
   the first sentence the stream's sentence check let through);
 - llama.cpp directly: ``Llama.create_completion`` on exactly the tokens the engine sent (captured
   from its call), from an empty state, with the same sampling settings;
-- with ``prefix_cache: true`` (``--set llms.local.prefix_cache=true`` for the engine): the model keeps
+- with ``prefix_cache: true`` (``llms.local.prefix_cache=true`` for a second engine): the model keeps
   its state between calls, so the prompt's start shared with the previous call is not evaluated
-  again.
+  again. Before each such call the state is set to the previous question's prompt (as a server's
+  previous answer leaves it), so only the shared start (system prompt, instructions) is reused.
+
+llama.cpp's own timings come from the backend's ``last_usage`` (one model call per question,
+checked).
 
 Models load before timing (``Engine.warm_up`` and one untimed question). The table gives p50/p95
 per path; framework time is also given as a share of llama.cpp's own time in the same call.
@@ -68,22 +72,36 @@ class Recorder:
         return {"total": ended - started, "prompt": (first or ended) - started, "decode": ended - (first or ended)}
 
 
-def generation(answer: Any) -> dict[str, float]:
-    notes = answer.trace.stage("generate").notes
-    return {"prompt": float(notes.get("usage_prefill_s", 0.0)), "decode": float(notes.get("usage_decode_s", 0.0)),
-            "prompt_tokens": float(notes.get("usage_prompt_tokens", 0))}
+def generation(model: Any, calls_before: int) -> dict[str, float]:
+    """llama.cpp's own timings of the call just made (the backend's ``last_usage``; the trace keeps
+    only token counts), checked to be the one call of this question."""
+    if model.calls != calls_before + 1:
+        raise SystemExit(f"expected one model call per question, got {model.calls - calls_before}")
+    usage = model.last_usage
+    return {"prompt": float(usage["prefill_s"]), "decode": float(usage["decode_s"]),
+            "prompt_tokens": float(usage["prompt_tokens"])}
 
 
-def via_ask(engine: Engine, question: str) -> dict[str, float]:
+def prime(recorder: Recorder, tokens: list[int] | None) -> None:
+    """Leave the model's state holding another question's prompt (what a server's previous call
+    leaves), so that prefix_cache reuses only the start the two prompts share."""
+    recorder.llama.reset()
+    if tokens:
+        recorder.llama.eval(tokens)
+
+
+def via_ask(engine: Engine, question: str, model: Any) -> dict[str, float]:
+    calls = model.calls
     started = time.perf_counter()
     answer = engine.ask(question)
     total = time.perf_counter() - started
-    model = generation(answer)
+    model = generation(model, calls)
     return {"total": total, **model, "framework": total - model["prompt"] - model["decode"], "refused": answer.refused,
             "text": answer.text}
 
 
-def via_stream(engine: Engine, question: str) -> dict[str, float]:
+def via_stream(engine: Engine, question: str, model: Any) -> dict[str, float]:
+    calls = model.calls
     started = time.perf_counter()
     first_shown = None
     answer = None
@@ -94,7 +112,7 @@ def via_stream(engine: Engine, question: str) -> dict[str, float]:
             answer = event.answer
     total = time.perf_counter() - started
     assert answer is not None
-    model = generation(answer)
+    model = generation(model, calls)
     return {"total": total, **model, "framework": total - model["prompt"] - model["decode"],
             "first_shown": first_shown if first_shown is not None else float("nan"), "refused": answer.refused}
 
@@ -119,15 +137,20 @@ def main() -> None:
 
     rows: dict[str, list[dict[str, float]]] = {}
     same_text = []
+    model = llm.model
+    previous: list[int] | None = None  # the prompt of the question before, for prime()
     for repeat in range(args.repeats):
         for question in asked:
-            a = via_ask(plain, question)
+            a = via_ask(plain, question, model)
             tokens, kwargs = recorder.last
             rows.setdefault("llama.cpp directly (same prompt)", []).append(recorder.direct(tokens, kwargs))
             rows.setdefault("Engine.ask", []).append(a)
-            rows.setdefault("Engine.ask_stream", []).append(via_stream(plain, question))
-            rows.setdefault("Engine.ask, prefix_cache", []).append(via_ask(cached, question))
-            rows.setdefault("Engine.ask_stream, prefix_cache", []).append(via_stream(cached, question))
+            rows.setdefault("Engine.ask_stream", []).append(via_stream(plain, question, model))
+            prime(recorder, previous)
+            rows.setdefault("Engine.ask, prefix_cache", []).append(via_ask(cached, question, model))
+            prime(recorder, previous)
+            rows.setdefault("Engine.ask_stream, prefix_cache", []).append(via_stream(cached, question, model))
+            previous = tokens
             same_text.append(rows["Engine.ask, prefix_cache"][-1]["text"] == a["text"])
         print(f"  repeat {repeat + 1}/{args.repeats}", file=sys.stderr)
 

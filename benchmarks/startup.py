@@ -101,7 +101,9 @@ def main() -> None:
         trees = {"before": args.before.resolve(), **trees}
     base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     base.update(CRISS_RAG_STRICT_PLUGINS="0", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    envs = {label: {**base, "PYTHONPATH": pythonpath(tree)} for label, tree in trees.items()}
+    inherited = os.environ.get("PYTHONPATH", "")  # kept after the tree's folders (e.g. a package folder of your own)
+    envs = {label: {**base, "PYTHONPATH": os.pathsep.join(p for p in (pythonpath(tree), inherited) if p)}
+            for label, tree in trees.items()}
     for label, tree in trees.items():  # build each tree's index once, untimed
         subprocess.run([sys.executable, "-m", "criss_rag", "ingest", str(tree / "examples" / "default.yaml")],
                        env=envs[label], check=True, capture_output=True, cwd=tree)
