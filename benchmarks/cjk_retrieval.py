@@ -53,20 +53,31 @@ def hybrid(retriever: str) -> list[str]:
 
 #: (row name, config, --set overrides); the intent boost of the default pipeline stays on
 VARIANTS: list[tuple[str, str, list[str]]] = [
-    ("default: BM25 + MiniLM (en) + e5 (ko/ja/zh), RRF", "examples/default.yaml", []),
-    ("previous default: BM25 + MiniLM (en only), RRF",
-     "examples/default.yaml", [f"retrievers=[{BM25}, {{name: faiss, top_k: 30, languages: [en]}}]",
-                               "fusion={name: rrf, k: 60, weights: {faiss: 1.5}, top_k: 30}"]),
+    ("default: BM25 + e5 (every language), RRF", "examples/default.yaml", []),
+    (
+        "previous default: BM25 + MiniLM (en) + e5 (ko/ja/zh), RRF",
+        "examples/default.yaml",
+        [
+            "embedding={name: minilm}",
+            f"retrievers=[{BM25}, {{name: faiss, top_k: 30, languages: [en]}}, "
+            f"{{name: faiss, label: e5, embedding: {{name: multilingual-e5}}, top_k: 30, languages: [ko, ja, zh]}}]",
+            "fusion={name: rrf, k: 60, weights: {faiss: 1.5, e5: 1.5}, top_k: 30}",
+        ],
+    ),
     ("BM25 alone", "examples/default.yaml", [f"retrievers=[{BM25}]", "fusion=null"]),
-    ("dense only: MiniLM", "examples/default.yaml", dense_only(MINILM)),
+    ("dense only: MiniLM", "examples/default.yaml", ["embedding={name: minilm}", *dense_only(MINILM)]),
     ("dense only: e5", "examples/default.yaml", dense_only(E5)),
     ("dense only: USE", "examples/default.yaml", dense_only(USE)),
     ("BM25 + e5, RRF", "examples/default.yaml", hybrid(E5)),
     ("BM25 + USE, RRF", "examples/default.yaml", hybrid(USE)),
 ]
-XLING_VARIANTS = [VARIANTS[0],
-                  ("default without cross-lingual-terms", "examples/default.yaml", ["query_transforms=null"]),
-                  VARIANTS[1], VARIANTS[4], VARIANTS[5]]
+XLING_VARIANTS = [
+    VARIANTS[0],
+    ("default without cross-lingual-terms", "examples/default.yaml", ["query_transforms=null"]),
+    VARIANTS[1],
+    VARIANTS[4],
+    VARIANTS[5],
+]
 NCC = ("examples/ncc.yaml (Korean documents only, dense e5, k = 5)", "examples/ncc.yaml", [])
 
 
@@ -146,16 +157,29 @@ def shown(command: list[str]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=["dev", "test", "test_b"], default="dev",
-                        help="test_b: the second held-out example-corpus set (no --xling counterpart)")
+    parser.add_argument(
+        "--split",
+        choices=["dev", "test", "test_b"],
+        default="dev",
+        help="test_b: the second held-out example-corpus set (no --xling counterpart)",
+    )
     parser.add_argument("--xling", action="store_true", help="KO/JA questions over the English MedQuAD corpus")
     data_root = Path(os.environ.get("DATA") or ROOT.parent / "shared" / "data")  # docs/benchmarks.md, Data
     parser.add_argument("--data", default=str(data_root / "medquad-cancergov"))
     parser.add_argument("--only", type=int, nargs="*", help="row numbers to run (0-based)")
-    parser.add_argument("--questions", type=Path, nargs="+",
-                        help="question files to run instead of the split's Korean and Japanese sets")
-    parser.add_argument("--set", dest="extra_sets", action="append", default=[],
-                        help="a further --set for every command (e.g. index.dir=/tmp/index)")
+    parser.add_argument(
+        "--questions",
+        type=Path,
+        nargs="+",
+        help="question files to run instead of the split's Korean and Japanese sets",
+    )
+    parser.add_argument(
+        "--set",
+        dest="extra_sets",
+        action="append",
+        default=[],
+        help="a further --set for every command (e.g. index.dir=/tmp/index)",
+    )
     args = parser.parse_args()
     EXTRA_SETS.extend(x for item in args.extra_sets for x in ("--set", item))
 
@@ -180,8 +204,11 @@ def main() -> None:
             if config.endswith("ncc.yaml") and lang != "ko":
                 continue
             s, seconds, command = run(config, questions, overrides, corpus)
-            print(f"| {name} | {lang} | {s['recall@1']:.3f} | {s['recall@3']:.3f} | {s['recall@5']:.3f} | "
-                  f"{s['mrr@10']:.3f} | {s['n']} | {seconds:.0f} |", flush=True)
+            print(
+                f"| {name} | {lang} | {s['recall@1']:.3f} | {s['recall@3']:.3f} | {s['recall@5']:.3f} | "
+                f"{s['mrr@10']:.3f} | {s['n']} | {seconds:.0f} |",
+                flush=True,
+            )
             commands.append(shown(command))
     print()
     for command in commands:

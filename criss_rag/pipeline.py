@@ -37,6 +37,7 @@ class Pipeline:
         self._analyzers: dict[str, Any] = {}  # components named inside params, by spec
         self.embedded_last = 0  # texts the last embed_documents() call computed (the rest were cached)
         self.embedded_total = 0  # texts every embed_documents() call so far computed
+        self.from_cache_total = 0  # texts every embed_documents() call so far found in the embedding cache
         self._query_vectors: OrderedDict[tuple[int, str], Any] = OrderedDict()  # see embed_query()
         self._query_lock = threading.Lock()
 
@@ -128,15 +129,17 @@ class Pipeline:
             embedding = self.embedding(requested_by=requested_by)
             model_id = self.embedding_model_id()
         cache = self.embedding_cache()
+        counts: dict[str, int] = {}
         try:
             matrix, computed = embed_with_cache(
                 embedding, model_id, list(texts), cache, batch_size=max(1, int(embedding.embed_batch_size)) * 8,
-                show_progress=self.show_progress,
+                show_progress=self.show_progress, counts=counts,
             )
         finally:
             cache.close()
         self.embedded_last = computed
         self.embedded_total += computed
+        self.from_cache_total += counts.get("from_cache", 0)
         return matrix
 
     def embed_query(self, text: str, spec: str | dict[str, Any] | None = None, *, requested_by: str) -> Any:
@@ -155,7 +158,15 @@ class Pipeline:
             if key in self._query_vectors:
                 self._query_vectors.move_to_end(key)
                 return self._query_vectors[key]
-        vector = np.asarray(embedding.get_query_embedding(text), dtype=np.float32)
+        # LlamaIndex's get_query_embedding wraps the model call in instrumentation (an event with a
+        # payload of the model's settings, a span) that costs more than a FAISS search; a local model
+        # offering `query_vector` (criss_rag.component_helpers.local_embedding) is asked directly, unless a rate limiter
+        # or an embeddings cache is set on it
+        direct = getattr(embedding, "query_vector", None)
+        if not callable(direct) or getattr(embedding, "rate_limiter", None) is not None \
+                or getattr(embedding, "embeddings_cache", None) is not None:
+            direct = embedding.get_query_embedding
+        vector = np.asarray(direct(text), dtype=np.float32)
         norm = float(np.linalg.norm(vector))
         vector = vector / norm if norm else vector
         vector.setflags(write=False)

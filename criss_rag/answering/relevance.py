@@ -115,7 +115,24 @@ class RelevanceCheck:
         # an analyzer per language (`auto`): the question and the evidence are both read the way the
         # question's language is read (a kanji-only Japanese line is not read as Chinese, nor the reverse)
         self.analyzer_for = analyzer_for
-        self.ignored = {term for word in policy.ignore for term in self.analyze(word)} | set(policy.ignore)
+        self._ignored: dict[str, set[str]] = {}  # language -> terms of the `ignore` words written in it
+
+    def ignored(self, text: str) -> set[str]:
+        """The terms of the ``ignore`` words written in the languages of ``text``'s words, and the
+        words themselves. Read per language on first use: an English question loads no Korean or
+        Chinese analyzer for the Korean and Chinese ``ignore`` words."""
+        ignored = set(self.policy.ignore)
+        for language in languages_of(text):
+            if language not in self._ignored:
+                self._ignored[language] = {term for word in self.policy.ignore if detect_language(word) == language
+                                           for term in self.analyze(word)}
+            ignored |= self._ignored[language]
+        return ignored
+
+    def warm_up(self) -> None:
+        """Read the ``ignore`` words of every language now, loading each language's analyzer
+        (``Engine.warm_up``; a one-shot question reads only its own languages)."""
+        self.ignored(" ".join(self.policy.ignore))
 
     def question_words(self, question: str) -> list[tuple[str, set[str]]]:
         """The question's content words with their terms. A word is a Latin word, a Hangul word
@@ -123,12 +140,13 @@ class RelevanceCheck:
         that a long word the analyzer cuts into several bigrams still counts once."""
         words: dict[str, set[str]] = {}
         analyze = self._terms_for(question)
+        ignored = self.ignored(question)
         if detect_language(question) == "zh":  # no word boundaries: each term is a word
-            return _chinese_words([[t for t in analyze(clause) if t not in self.ignored]
+            return _chinese_words([[t for t in analyze(clause) if t not in ignored]
                                    for clause in _CLAUSE_BREAK.split(question) if clause.strip()])
         for word in _WORD.findall(question):
-            terms = {t for t in analyze(word) if t not in self.ignored}
-            if terms and word.lower() not in self.ignored:
+            terms = {t for t in analyze(word) if t not in ignored}
+            if terms and word.lower() not in ignored:
                 words.setdefault(word, set()).update(terms)
         return list(words.items())
 
@@ -329,6 +347,12 @@ _HAN_CHAR = re.compile(f"[{HAN}]")
 _CLAUSE_BREAK = re.compile(r"[\s\u3000-\u303f\uff00-\uff0f\uff1a-\uff20.,;:!?()\[\]\"'、，。；：！？（）「」『』]+")
 # Latin words; Hangul words; kanji/katakana runs (hiragana between them is grammar); Han runs
 _WORD = re.compile(f"[A-Za-z0-9\u00c0-\u024f'’-]+|[{HANGUL}]+|[{HAN}\u30a0-\u30ffー]+")
+
+
+def languages_of(text: str) -> set[str]:
+    """The languages of ``text`` and of each of its words (``detect_language``): which analyzers
+    its words can be read with. A word list in another language shares no terms with it."""
+    return {detect_language(word) for word in _WORD.findall(text)} | {detect_language(text)}
 
 
 def _numbers(sentence: SentenceSupport) -> Iterable[int]:

@@ -34,7 +34,7 @@ from criss_rag.answering.relevance import RelevanceCheck, RelevancePolicy
 from criss_rag.answering.sentence_check import unchecked_sentences
 from criss_rag.answering.streaming import always, stream_pieces
 from criss_rag.answering.thinking import split_thinking
-from criss_rag.answering.tracing import ms_since, stage_trace
+from criss_rag.answering.tracing import add_stage, ms_since, stage_trace
 from criss_rag.errors import ComponentError
 from criss_rag.protocols import ContextBuilder, Generator, RefusalPolicy, Verifier
 from criss_rag.types import (
@@ -115,7 +115,7 @@ class AnswerSteps:
             explain = getattr(refusal_policy, "trace_notes", None)  # optional: e.g. a check it skipped, and why
             if callable(explain):
                 notes.update(self.pipeline.call("refusal", policy_cc.name, explain, query, hits))
-            trace.stages.append(stage_trace("refusal", policy_cc.name, len(hits), [] if refusal else hits, started,
+            add_stage(trace, stage_trace("refusal", policy_cc.name, len(hits), [] if refusal else hits, started,
                                             notes=notes))
         if refusal is None and not hits:
             refusal = Refusal("no_evidence", "retrieval returned no candidates", NO_EVIDENCE_MESSAGE)
@@ -128,7 +128,7 @@ class AnswerSteps:
         started = time.perf_counter()
         builder = self.pipeline.build(context_cc, ContextBuilder)
         context = self.pipeline.call("context", context_cc.name, builder.build, query, hits)
-        trace.stages.append(
+        add_stage(trace,
             stage_trace("context", context_cc.name, len(hits), [e.hit for e in context.evidence], started)
         )
         return context
@@ -144,7 +144,7 @@ class AnswerSteps:
         yield ProgressEvent("refusal_check", "relevance of the evidence")
         started = time.perf_counter()
         verdict = self.relevance.before(query.text, context)
-        trace.stages.append(StageTrace(stage="relevance:evidence", component="criss_rag", n_in=len(context.evidence),
+        add_stage(trace, StageTrace(stage="relevance:evidence", component="criss_rag", n_in=len(context.evidence),
                                        n_out=len(context.evidence), ms=ms_since(started), notes=verdict.model_dump()))
         if not verdict.relevant and self.relevance.policy.on_fail == "refuse":
             return off_topic(query.text, verdict)
@@ -189,7 +189,7 @@ class AnswerSteps:
         thinking, text = split_thinking(generation.text)  # the thinking is never part of the answer
         if thinking:
             notes["thinking_chars"] = len(thinking)
-        trace.stages.append(stage_trace("generate", generator_cc.name, len(context.evidence), [], started, notes=notes))
+        add_stage(trace, stage_trace("generate", generator_cc.name, len(context.evidence), [], started, notes=notes))
         return generation, text, deferred
 
     def declined(self, query: Query, generation: Generation, text: str, context: Context, trace: Trace) -> Answer:
@@ -214,7 +214,7 @@ class AnswerSteps:
         check = verify_citations(text, context)
         cite = StageTrace(stage="cite", component="criss_rag", n_in=len(context.evidence), n_out=len(check.citations),
                           ms=0.0, notes={"invalid_markers": check.invalid})
-        trace.stages.append(cite)
+        add_stage(trace, cite)
         cite.ms = ms_since(started)
         if not check.citations and policy.citations == "require":
             detail = f"the generator ({generation.model}) cited no evidence, so its answer is withheld"
@@ -252,7 +252,7 @@ class AnswerSteps:
         if self.relevance is None:
             return None
         verdict = self.relevance.after(query.text, grounded.sentences, context)
-        trace.stages.append(StageTrace(stage="relevance:answer", component="criss_rag", n_in=len(grounded.sentences),
+        add_stage(trace, StageTrace(stage="relevance:answer", component="criss_rag", n_in=len(grounded.sentences),
                                        n_out=len(grounded.sentences), ms=0.0, notes=verdict.model_dump()))
         return verdict
 
@@ -306,7 +306,7 @@ class AnswerSteps:
             trace.stages[-1].notes.update({"verifier": "criss_rag (meaning)", **notes})
             trace.stages[-1].ms = round(trace.stages[-1].ms + ms_since(started), 3)
         else:
-            trace.stages.append(StageTrace(stage="verify", component=cc.name, n_in=len(sentences),
+            add_stage(trace, StageTrace(stage="verify", component=cc.name, n_in=len(sentences),
                                            n_out=len(sentences) - len(notes["unsupported"]), ms=ms_since(started),
                                            notes=notes))
         return sentences

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from criss_rag.types import FilterOutcome, Hit, StageTrace
+from criss_rag.component_helpers.model_loading import take_loads
+from criss_rag.types import FilterOutcome, Hit, StageTrace, Trace
 
 
 def ms_since(started: float) -> float:
@@ -28,3 +29,14 @@ def filter_notes(outcome: FilterOutcome, n_in: int) -> dict[str, Any]:
     if outcome.note:
         notes["note"] = outcome.note
     return notes
+
+
+def add_stage(trace: Trace, stage: StageTrace) -> None:
+    """Append ``stage`` to ``trace``; a model this thread loaded while the stage ran comes first as
+    a ``load:<model>`` stage of its own, and its time is taken out of the stage's."""
+    for load in take_loads():
+        ms = round(load.seconds * 1000, 3)
+        stage.ms = round(max(0.0, stage.ms - ms), 3)
+        trace.stages.append(StageTrace(stage=f"load:{load.model}", component=stage.component, n_in=0, n_out=0,
+                                       ms=ms, notes={"model": load.model, "needed_by": stage.stage}))
+    trace.stages.append(stage)

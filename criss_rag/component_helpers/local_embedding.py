@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any
+from typing import Any, ClassVar
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import PrivateAttr
+
+from criss_rag.component_helpers.model_loading import loading
 
 
 def default_threads() -> int:
@@ -19,7 +21,12 @@ def default_threads() -> int:
 
 class LazyModelEmbedding(BaseEmbedding):
     """A LlamaIndex embedding whose model :meth:`_load` builds on first use (not at plugin load or
-    pipeline build), with ``threads`` threads (:func:`default_threads` when not given)."""
+    pipeline build), with ``threads`` threads (:func:`default_threads` when not given). The load
+    says so on stderr and shows in the trace as ``load:<LOAD_NAME>``
+    (:mod:`criss_rag.component_helpers.model_loading`)."""
+
+    #: the model's short name in the load line and the trace (e.g. ``multilingual-e5-small``)
+    LOAD_NAME: ClassVar[str] = "embedding model"
 
     _model: Any = PrivateAttr(default=None)
     _threads: int = PrivateAttr(default=1)
@@ -38,8 +45,29 @@ class LazyModelEmbedding(BaseEmbedding):
     def model(self) -> Any:
         with self._lock:
             if self._model is None:
-                self._model = self._load()
+                with loading(self.LOAD_NAME):
+                    self._model = self._load()
         return self._model
+
+    def load_model(self) -> None:
+        """Load the model now (once): an ingest does, before its progress bar starts."""
+        _ = self.model
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory already."""
+        return self._model is not None
+
+    def query_vector(self, text: str) -> list[float]:
+        """The question's vector, without LlamaIndex's per-call instrumentation (``Pipeline.embed_query``)."""
+        return self._query_vector(text)
+
+    def _query_vector(self, text: str) -> list[float]:
+        return self._get_query_embedding(text)  # a subclass without its own: LlamaIndex's method
+
+    def warm_up(self) -> None:
+        """Load the model and embed one question now (``Engine.warm_up``), not in the first question."""
+        self._get_query_embedding("warm-up")
 
     def _load(self) -> Any:
         raise NotImplementedError

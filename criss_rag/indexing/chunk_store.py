@@ -21,6 +21,10 @@ class ChunkStore(SimpleDocumentStore):
         super().__init__(*args, **kwargs)
         self._nodes: dict[str, BaseNode] = {}
 
+    def get_node(self, node_id: str, raise_error: bool = True) -> BaseNode | None:  # type: ignore[override]
+        # a node built before is returned at once (LlamaIndex's get_node checks its type every call)
+        return self._nodes.get(node_id) or super().get_node(node_id, raise_error=raise_error)
+
     def get_document(self, doc_id: str, raise_error: bool = True) -> BaseNode | None:
         node = self._nodes.get(doc_id)
         if node is None:

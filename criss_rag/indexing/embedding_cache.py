@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
-from tqdm import tqdm
+
+from criss_rag.indexing.ingest_report import progress_bar
 
 
 def text_key(text: str) -> str:
@@ -70,21 +71,31 @@ def embed_with_cache(
     step_seconds: float = 2.0,
     show_progress: bool = False,
     clock: Callable[[], float] = time.monotonic,
+    counts: dict[str, int] | None = None,
 ) -> tuple[np.ndarray, int]:
     """Vectors for ``texts`` (float32 matrix) and how many were computed (not cached).
 
     Computed in steps committed to ``cache`` one by one: the first of ``min_batch`` texts (default:
     the model's ``embed_batch_size``), the next ones sized so that a step takes about
-    ``step_seconds``, between ``min_batch`` and ``batch_size`` texts."""
+    ``step_seconds``, between ``min_batch`` and ``batch_size`` texts. A local model is loaded
+    before the progress bar starts (its ``load_model()``), so the bar's rate is the embedding's.
+    ``counts``, when given, receives ``computed``, ``from_cache`` (texts whose vector was cached
+    already) and ``repeats`` (texts equal to an earlier one of ``texts``, computed once)."""
     keys = [text_key(t) for t in texts]
     known = cache.get_many(model_id, keys) if cache else {}
     text_of = dict(zip(keys, texts, strict=True))
     # shortest first: texts of similar length share a model batch, so little of it is padding (as
     # sentence-transformers' own encode() does); the vectors are keyed by hash, so order is free
     missing = sorted(dict.fromkeys(k for k in keys if k not in known), key=lambda k: len(text_of[k]))
+    if counts is not None:
+        from_cache = sum(1 for k in keys if k in known)
+        counts.update(computed=len(missing), from_cache=from_cache, repeats=len(keys) - from_cache - len(missing))
+    load = getattr(embedding, "load_model", None)
+    if missing and callable(load):
+        load()
     smallest = max(1, min(batch_size, min_batch or int(getattr(embedding, "embed_batch_size", 0) or 0) or batch_size))
     step = smallest
-    bar = tqdm(total=len(missing), desc="embedding", unit="chunk", disable=not show_progress or not missing)
+    bar = progress_bar(len(missing), "embedding", "chunk", enabled=show_progress and bool(missing))
     start = 0
     while start < len(missing):
         batch = missing[start : start + step]

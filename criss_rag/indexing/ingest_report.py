@@ -36,6 +36,7 @@ class IngestReport:
     new_chunks: int = 0  # chunks made this run
     removed_chunks: int = 0  # chunks of changed and deleted documents taken out of every retriever
     embedded: int | None = 0  # texts the embedding model computed this run (None: the pipeline embeds nothing)
+    from_cache: int = 0  # texts whose vector the embedding cache already held (not computed this run)
     retrievers: dict[str, str] = field(default_factory=dict)  # label -> updated / rebuilt / unchanged
     rebuilt_because: dict[str, str] = field(default_factory=dict)  # label -> why it was rebuilt whole
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (item, reason) the loader or the chunker skipped
@@ -60,8 +61,7 @@ class IngestReport:
             how = "rebuilt whole" if self.mode == "built" else "updated"
             lines.append(f"  corpus version {self.corpus_version} ({how}): {_diff_text(self.diff)}")
             embedded = "" if self.embedded is None else f", embedded {self.embedded} texts" + (
-                f" (the other {self.new_chunks - self.embedded} came from the embedding cache)"
-                if self.embedded < self.new_chunks else "")
+                f" (the other {self.from_cache} came from the embedding cache)" if self.from_cache else "")
             lines.append(
                 f"  chunked {self.rechunked} documents into {self.new_chunks} chunks, removed {self.removed_chunks} "
                 f"old chunks{embedded}"
@@ -117,6 +117,42 @@ class Progress:
         self.note(f"{message}: done in {self.seconds[message]:.1f}s")
 
     def bar(self, total: int, desc: str, unit: str) -> Any:
+        return progress_bar(total, desc, unit, enabled=self.enabled)
+
+
+def progress_bar(total: int, desc: str, unit: str, *, enabled: bool) -> Any:
+    """A progress bar on stderr for ``total`` items: tqdm's live bar on a terminal; elsewhere (a log,
+    a pipe) one line when done, since tqdm redraws there as a new 100% line on every refresh."""
+    if not enabled or total == 0:
+        return _LineBar(total, desc, unit, enabled=False)
+    if sys.stderr.isatty():
         from tqdm import tqdm
 
-        return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, disable=not self.enabled or total == 0)
+        return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr)
+    return _LineBar(total, desc, unit, enabled=True)
+
+
+class _LineBar:
+    """The part of tqdm's interface the ingest uses, printing one summary line at ``close``."""
+
+    def __init__(self, total: int, desc: str, unit: str, *, enabled: bool) -> None:
+        self.total, self.desc, self.unit, self.enabled = total, desc, unit, enabled
+        self.n = 0
+        self.started = time.perf_counter()
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+
+    def close(self) -> None:
+        if self.enabled:
+            seconds = time.perf_counter() - self.started
+            rate = f", {self.n / seconds:.1f} {self.unit}/s" if seconds > 0 else ""
+            line = f"{self.desc}: {self.n}/{self.total} {self.unit}s in {seconds:.1f}s{rate}"
+            print(line, file=sys.stderr, flush=True)
+            self.enabled = False
+
+    def __enter__(self) -> _LineBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -208,7 +208,7 @@ def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Pr
     for warning in warnings:  # the report carries them (`criss-rag ingest` prints it): logged below WARNING,
         log.info("%s", warning)  # so that a warning is shown once, not also by logging's last-resort handler
     table = _new_table(documents, hashes, by_doc, previous.table if incremental else None)
-    embedded_before = pipeline.embedded_total
+    embedded_before, cached_before = pipeline.embedded_total, pipeline.from_cache_total
     # 3. `new_chunks` is everything this run embeds: computed ahead on an executor (a no-op locally),
     #    the retrievers then take each vector from the embedding cache.
     embed_on_executor(pipeline, new_chunks, executor)
@@ -267,6 +267,7 @@ def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Pr
         new_chunks=len(new_chunks),
         removed_chunks=len(removed_ids),
         embedded=pipeline.embedded_total - embedded_before if pipeline.config.one("embedding") else None,
+        from_cache=pipeline.from_cache_total - cached_before,
         retrievers=actions,
         rebuilt_because=because,
         skipped=skipped,

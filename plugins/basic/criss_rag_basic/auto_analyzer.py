@@ -15,6 +15,8 @@ DEFAULT_ANALYZERS: dict[str, str] = {"ja": "mecab", "ko": "kiwi", "zh": "jieba",
 # the basic plugin imports no other plugin.
 _PLUGIN_DIRS = {"mecab": "ja", "kiwi": "ko", "jieba": "zh"}
 _LANGUAGE_NAMES = {"ja": "Japanese", "ko": "Korean", "zh": "Chinese", "en": "English"}
+#: one short text per language, analyzed by warm_up() so that each language's analyzer loads its model
+_WARM_UP_TEXT = {"en": "cancer treatment", "ko": "간암 치료", "ja": "がんの治療", "zh": "癌症治疗"}
 
 
 class AutoAnalyzer:
@@ -38,6 +40,12 @@ class AutoAnalyzer:
 
     def analyze(self, text: str) -> list[str]:
         return self.analyzer_for(detect_language(text)).analyze(text)
+
+    def warm_up(self) -> None:
+        """Start every language's analyzer and let it load its model (``Engine.warm_up``; a one-shot
+        question loads only its own language's)."""
+        for language, text in _WARM_UP_TEXT.items():
+            self.analyzer_for(language).analyze(text)
 
     def analyzer_for(self, language: str) -> Any:
         """The analyzer this component uses for ``language`` (``ja``, ``ko``, ``zh`` or ``en``)."""

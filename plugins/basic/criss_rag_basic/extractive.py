@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.plugin_utils import FILLER_WORDS, detect_language, message_for, refers_to, split_sentences
+from criss_rag.plugin_utils import FILLER_WORDS, detect_language, languages_of, message_for, refers_to, split_sentences
 from criss_rag.types import Context, Generation, Query
 from criss_rag_basic.languages import evidence_language_note, hit_language
 
@@ -57,9 +57,19 @@ class ExtractiveGenerator:
         self.params = params
         self.analyzer = ctx.analyzer(params.analyzer)
 
+    def warm_up(self) -> None:
+        """Load the analyzer's models now (``Engine.warm_up``), when it has any."""
+        warm = getattr(self.analyzer, "warm_up", None)
+        if callable(warm):
+            warm()
+
     def generate(self, query: Query, context: Context) -> Generation:
         question = set(self.analyzer.analyze(query.text))
-        generic = {t for word in FILLER_WORDS for t in self.analyzer.analyze(word)}
+        # filler words in the question's languages only: an English question loads no Chinese analyzer
+        languages = languages_of(query.text)
+        generic = {
+            t for word in FILLER_WORDS if detect_language(word) in languages for t in self.analyzer.analyze(word)
+        }
         wanted = (question - generic) or question  # "cancer" matches every passage: it selects nothing
         candidates = []  # (evidence number, position, sentence, terms)
         about: dict[int, set[str]] = {}  # what each passage is about: its title and section terms
@@ -106,8 +116,10 @@ class ExtractiveGenerator:
                 return 0.0
             if topic and not topic & (own | context_terms):
                 return 0.0
+
             def gain(found: set[str]) -> float:
                 return weight(found - covered) + REPEAT_WEIGHT * weight(found & covered)
+
             fit = (len(topic & (own | context_terms)) + 1) / (len(topic) + 1)
             relevance = (gain(own) + CONTEXT_WEIGHT * gain(context_terms)) / total
             return relevance * fit / (1 + RANK_DECAY * (number - 1)) * (1 + 0.1 / (position + 1))
@@ -132,8 +144,9 @@ class ExtractiveGenerator:
         notice = message_for({"en": "", **self.params.notice}, language, query.text)
         # a question answered from passages in another language says so (cross-lingual retrieval)
         quoted = {number for number, *_ in chosen}
-        note = evidence_language_note(language, [hit_language(e.hit) for e in context.evidence if e.number in quoted],
-                                      query.text)
+        note = evidence_language_note(
+            language, [hit_language(e.hit) for e in context.evidence if e.number in quoted], query.text
+        )
         notice = f"{notice}\n{note}" if note else notice
         body = quoted_body(quotes)
         return Generation(text=f"{notice}\n{body}".strip() if body else "", model="extractive (no LLM)")

@@ -48,6 +48,12 @@ class BM25:
         self._node_ids: list[str] = []
         self._docstore: BaseDocumentStore | None = None
 
+    def warm_up(self) -> None:
+        """Load the analyzer's models now (``Engine.warm_up``), when it has any."""
+        warm = getattr(self.analyzer, "warm_up", None)
+        if callable(warm):
+            warm()
+
     def build(self, nodes: Sequence[BaseNode], directory: Path) -> None:
         corpus = [node_to_metadata_dict(n) | {"node_id": n.node_id} for n in nodes]
         index = bm25s.BM25(k1=self.params.k1, b=self.params.b, corpus=corpus)
@@ -84,8 +90,9 @@ class BM25:
             return []
         rows, scores = self._index.retrieve([terms], k=min(top_k, len(self._node_ids)), show_progress=False)
         # bm25s returns k hits even at score 0: those matched nothing
+        get_node = self._docstore.get_node
         return [
-            NodeWithScore(node=self._docstore.get_node(self._node_ids[row]), score=float(score))
+            NodeWithScore(node=get_node(self._node_ids[row]), score=float(score))
             for row, score in zip(rows[0], scores[0], strict=True)
             if score > 0
         ]

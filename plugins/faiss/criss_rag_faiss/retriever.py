@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore
 from llama_index.core.storage.docstore import BaseDocumentStore
-from llama_index.core.vector_stores.types import VectorStoreQuery
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
@@ -70,6 +69,11 @@ class FaissDense:
             "the dimension (192 for 384-d: recall@10 0.91 at 1M chunks in docs/benchmarks.md, where 48 gave 0.50)",
         )
         pq_bits: int = Field(8, ge=4, le=12, description="ivf-pq: bits per sub-quantizer code")
+        search_threads: int = Field(
+            1, ge=1, le=256, description="OpenMP threads of one question's search (the index is searched with one "
+            "query vector: more threads only wait on each other, 30x slower on a busy 2-core machine)",
+            json_schema_extra=NOT_IN_INDEX_KEY,
+        )
         mmap: bool = Field(
             False, description="load the index memory-mapped (faiss IO_FLAG_MMAP): vectors and inverted lists "
             "stay in the file and the OS pages them in, so a large index needs little RAM (docs/scaling.md)",
@@ -84,6 +88,7 @@ class FaissDense:
         self._ids: dict[int, str] = {}
         self.rebuild_reason = ""
         self._docstore: BaseDocumentStore | None = None
+        self._faiss: Any = None  # the faiss module, once an index is loaded
 
     def _new_index(self, vectors: np.ndarray) -> faiss.Index:
         import faiss
@@ -203,15 +208,30 @@ class FaissDense:
             inner.hnsw.efSearch = self.params.ef_search
         self._ids = {int(i): node_id for node_id, i in meta["ids"].items()}
         self._docstore = docstore
+        self._faiss = faiss
+
+    def warm_up(self) -> None:
+        """Load this retriever's embedding model now (``Engine.warm_up``), if it is a local one."""
+        warm = getattr(self.embedding, "warm_up", None)
+        if callable(warm):
+            warm()
 
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
         if self._store is None or self._docstore is None:
             raise RuntimeError("FAISS index not loaded; call load() first")
-        vector = self.ctx.embed_query(
-            query.search_text, self.params.embedding
-        )  # unit length; shared with an answer cache
-        result = self._store.query(VectorStoreQuery(query_embedding=vector.tolist(), similarity_top_k=top_k))
-        return [  # (FaissVectorStore.query already drops the -1 padding of approximate indexes)
-            NodeWithScore(node=self._docstore.get_node(self._ids[int(i)]), score=float(s))
-            for i, s in zip(result.ids or [], result.similarities or [], strict=True)
+        # unit length; shared with an answer cache
+        vector = self.ctx.embed_query(query.search_text, self.params.embedding)
+        # the FAISS index itself (FaissVectorStore.query converts the vector to a list and back, and its
+        # ids to strings); -1 pads an approximate index's short answer
+        threads = self._faiss.omp_get_max_threads()  # this thread's setting, restored after the search
+        self._faiss.omp_set_num_threads(self.params.search_threads)
+        try:
+            scores, ids = self._store.client.search(vector.reshape(1, -1), top_k)
+        finally:
+            self._faiss.omp_set_num_threads(threads)
+        get_node, node_ids = self._docstore.get_node, self._ids
+        return [
+            NodeWithScore(node=get_node(node_ids[int(i)]), score=float(s))
+            for i, s in zip(ids[0], scores[0], strict=True)
+            if i >= 0
         ]

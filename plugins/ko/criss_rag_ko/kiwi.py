@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
-from criss_rag.plugin_utils import KANA, analyze_by_script, helper_analyzer
+from criss_rag.plugin_utils import KANA, analyze_by_script, helper_analyzer, loading
 
 # Nouns (general, proper, dependent), foreign words, hanja and numbers. Latin text never reaches
 # Kiwi (it goes to the Latin analyzer first), so SL is kept only for completeness.
@@ -41,9 +41,10 @@ def shared_kiwi() -> Any:
     global _kiwi
     with _kiwi_lock:
         if _kiwi is None:
-            from kiwipiepy import Kiwi
+            with loading("kiwi (Korean morphology)"):
+                from kiwipiepy import Kiwi
 
-            _kiwi = Kiwi()
+                _kiwi = Kiwi()
     return _kiwi
 
 

@@ -51,6 +51,11 @@ class LlamaCppParams(BaseModel):
                                                            "without it)")
     max_tokens: int = Field(512, ge=1, description="the most tokens an answer may have")
     seed: int = Field(13, description="sampling seed (the same seed, prompt and model give the same reply)")
+    prefix_cache: bool = Field(
+        False, description="keep the model's state between calls, so that the part of a prompt equal to the "
+        "previous one's start (the system prompt and instructions) is not evaluated again "
+        "(benchmarks/answer_path.py measures what it saves); false: every call starts from an empty state",
+    )
 
     @model_validator(mode="after")
     def _one_model(self) -> LlamaCppParams:
@@ -76,7 +81,7 @@ def llama_cpp_llm(params: LlamaCppParams, ctx: ComponentContext) -> LlamaCppLLM:
     return LlamaCppLLM.from_model(model, where=f"{where} (llama-cpp, model {path.name!r})",
                                   temperature=params.temperature, top_p=params.top_p,
                                   repeat_penalty=params.repeat_penalty, max_tokens=params.max_tokens,
-                                  seed=params.seed)
+                                  seed=params.seed, prefix_cache=params.prefix_cache)
 
 
 llama_cpp_llm.Params = LlamaCppParams  # type: ignore[attr-defined]

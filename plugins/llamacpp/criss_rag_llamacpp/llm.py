@@ -45,6 +45,9 @@ class LlamaCppLLM(CustomLLM):
     repeat_penalty: float = Field(1.1)
     max_tokens: int = Field(512)
     seed: int = Field(13)
+    prefix_cache: bool = Field(
+        False, description="reuse the model's state for the prompt's start shared with the last call"
+    )
     where: str = Field("llama-cpp", description="how error messages name this LLM")
     _model: LoadedModel | None = PrivateAttr(default=None)
 
@@ -62,8 +65,9 @@ class LlamaCppLLM(CustomLLM):
 
     @property
     def metadata(self) -> LLMMetadata:
-        return LLMMetadata(context_window=self.model.n_ctx, num_output=self.max_tokens, is_chat_model=True,
-                           model_name=self.model_name)
+        return LLMMetadata(
+            context_window=self.model.n_ctx, num_output=self.max_tokens, is_chat_model=True, model_name=self.model_name
+        )
 
     #: constrained decoding is always available in-process (criss_rag.component_helpers.structured_output)
     supports_constrained: ClassVar[bool] = True
@@ -80,29 +84,35 @@ class LlamaCppLLM(CustomLLM):
             text = ""
             for delta, usage in self._stream(messages, grammar=kwargs.get("grammar")):
                 text += delta
-                yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text), delta=delta,
-                                   additional_kwargs=usage)
+                yield ChatResponse(
+                    message=ChatMessage(role=MessageRole.ASSISTANT, content=text), delta=delta, additional_kwargs=usage
+                )
+
         return gen()
 
     @llm_completion_callback()
     def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
-        text, usage = self._generate([ChatMessage(role=MessageRole.USER, content=prompt)],
-                                     grammar=kwargs.get("grammar"))
+        text, usage = self._generate(
+            [ChatMessage(role=MessageRole.USER, content=prompt)], grammar=kwargs.get("grammar")
+        )
         return CompletionResponse(text=text, additional_kwargs=usage)
 
     @llm_completion_callback()
     def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:
         def gen() -> CompletionResponseGen:
             text = ""
-            for delta, usage in self._stream([ChatMessage(role=MessageRole.USER, content=prompt)],
-                                             grammar=kwargs.get("grammar")):
+            for delta, usage in self._stream(
+                [ChatMessage(role=MessageRole.USER, content=prompt)], grammar=kwargs.get("grammar")
+            ):
                 text += delta
                 yield CompletionResponse(text=text, delta=delta, additional_kwargs=usage)
+
         return gen()
 
     # -- structured output (criss_rag.component_helpers.structured_output.ConstrainedLLM) ------------------------
-    def complete_constrained(self, prompt: str, *, json_schema: dict[str, Any] | None = None,
-                             grammar: str | None = None) -> CompletionResponse:
+    def complete_constrained(
+        self, prompt: str, *, json_schema: dict[str, Any] | None = None, grammar: str | None = None
+    ) -> CompletionResponse:
         """A reply that follows ``json_schema`` (or the GBNF ``grammar``): llama.cpp masks every token
         that would break it, so the reply parses (unless ``max_tokens`` cuts it short)."""
         if (json_schema is None) == (grammar is None):
@@ -117,19 +127,25 @@ class LlamaCppLLM(CustomLLM):
         with self.model.lock:
             if key not in cache:
                 try:
-                    cache[key] = (LlamaGrammar.from_json_schema(key, verbose=False) if json_schema is not None
-                                  else LlamaGrammar.from_string(str(gbnf), verbose=False))
+                    cache[key] = (
+                        LlamaGrammar.from_json_schema(key, verbose=False)
+                        if json_schema is not None
+                        else LlamaGrammar.from_string(str(gbnf), verbose=False)
+                    )
                 except (ValueError, RuntimeError) as exc:
-                    raise ComponentError(f"{self.where}: llama.cpp cannot turn the requested "
-                                         f"{'JSON schema' if json_schema is not None else 'grammar'} into a "
-                                         f"grammar ({exc})") from None
+                    raise ComponentError(
+                        f"{self.where}: llama.cpp cannot turn the requested "
+                        f"{'JSON schema' if json_schema is not None else 'grammar'} into a "
+                        f"grammar ({exc})"
+                    ) from None
             return cache[key]
 
     # -- generation ---------------------------------------------------------------------------------
     def _prompt(self, messages: Sequence[ChatMessage]) -> tuple[list[int], Any]:
         m = self.model
-        formatted = m.formatter(messages=[{"role": _role(msg.role), "content": str(msg.content or "")}
-                                          for msg in messages])
+        formatted = m.formatter(
+            messages=[{"role": _role(msg.role), "content": str(msg.content or "")} for msg in messages]
+        )
         tokens = m.tokens(formatted.prompt, add_bos=not formatted.added_special)
         if len(tokens) + self.max_tokens > m.n_ctx:
             raise ComponentError(
@@ -141,9 +157,16 @@ class LlamaCppLLM(CustomLLM):
         return tokens, formatted
 
     def _kwargs(self, formatted: Any, grammar: Any) -> dict[str, Any]:
-        return {"max_tokens": self.max_tokens, "temperature": self.temperature, "top_p": self.top_p,
-                "repeat_penalty": self.repeat_penalty, "seed": self.seed, "stop": formatted.stop or [],
-                "stopping_criteria": formatted.stopping_criteria, "grammar": grammar}
+        return {
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "repeat_penalty": self.repeat_penalty,
+            "seed": self.seed,
+            "stop": formatted.stop or [],
+            "stopping_criteria": formatted.stopping_criteria,
+            "grammar": grammar,
+        }
 
     def _generate(self, messages: Sequence[ChatMessage], grammar: Any = None) -> tuple[str, dict[str, Any]]:
         parts: list[str] = []
@@ -159,7 +182,10 @@ class LlamaCppLLM(CustomLLM):
         with m.lock:
             tokens, formatted = self._prompt(messages)
             m.calls += 1
-            m.llama.reset()  # no KV-cache reuse across calls: every reply depends on its own prompt only
+            if not self.prefix_cache:
+                m.llama.reset()  # no KV-cache reuse across calls: the whole prompt is evaluated every time
+            # else llama-cpp-python evaluates only the tokens after the prefix this prompt shares with
+            # the state left by the previous call (the system prompt and the instructions)
             started = time.perf_counter()
             first: float | None = None
             generated = 0
@@ -176,10 +202,13 @@ class LlamaCppLLM(CustomLLM):
             except ValueError as exc:  # llama-cpp-python's own checks (context size)
                 raise ComponentError(f"{self.where}: {exc}") from None
             ended = time.perf_counter()
-            usage = {"prompt_tokens": len(tokens), "completion_tokens": generated,
-                     "total_tokens": len(tokens) + generated,
-                     "prefill_s": round((first or ended) - started, 4),
-                     "decode_s": round(ended - (first or ended), 4)}
+            usage = {
+                "prompt_tokens": len(tokens),
+                "completion_tokens": generated,
+                "total_tokens": len(tokens) + generated,
+                "prefill_s": round((first or ended) - started, 4),
+                "decode_s": round(ended - (first or ended), 4),
+            }
             m.last_usage = usage
         yield "", dict(usage)
 

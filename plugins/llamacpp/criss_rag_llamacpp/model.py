@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from criss_rag.errors import ConfigError
+from criss_rag.plugin_utils import loading
 
 GGUF_MAGIC = b"GGUF"
 
@@ -109,8 +110,9 @@ def load_model(path: Path, *, n_ctx: int, n_threads: int | None, n_batch: int, c
     key = (str(path.resolve()), n_ctx, n_threads, n_batch, chat_template)
     with _LOADING:
         if key not in _MODELS:
-            _MODELS[key] = _load(path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, chat_template=chat_template,
-                                 where=where)
+            with loading(path.name):
+                _MODELS[key] = _load(path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch,
+                                     chat_template=chat_template, where=where)
         return _MODELS[key]
 
 

