@@ -191,7 +191,7 @@ def test_save_and_resume(workdir, host, tmp_path):
     session.ask("How is liver cancer diagnosed?")
     path = session.save(tmp_path / "sessions" / "s.json")
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert data["format"] == "criss_rag.answering.chat/1" and data["pipeline"] == "chat-test"
+    assert data["format"] == "criss_rag.chat/1" and data["pipeline"] == "chat-test"
     assert data["exchanges"][0]["answer"]["citations"]
 
     resumed = ChatSession.load(path, engine_for(workdir, host, config(workdir)))
@@ -204,8 +204,8 @@ def test_save_and_resume(workdir, host, tmp_path):
 
 @pytest.mark.parametrize(("content", "message"), [
     ("not json", "not a chat session file (invalid JSON"),
-    ('{"format": "something-else"}', 'expected "format": "criss_rag.answering.chat/1"'),
-    ('{"format": "criss_rag.answering.chat/1", "exchanges": [{"message": "x"}]}', "damaged chat session file"),
+    ('{"format": "something-else"}', 'expected "format": "criss_rag.chat/1"'),
+    ('{"format": "criss_rag.chat/1", "exchanges": [{"message": "x"}]}', "damaged chat session file"),
 ])
 def test_bad_session_files_say_so(tmp_path, content, message):
     path = tmp_path / "bad.json"

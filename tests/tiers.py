@@ -25,7 +25,7 @@ from __future__ import annotations
 
 #: file -> the mark every test in it gets, and why
 TIER_BY_FILE: dict[str, str] = {
-    "test_default_pipeline.py": "slow",  # the default pipeline: MiniLM and e5 indexes of the example corpus
+    "test_default_pipeline.py": "slow",  # the default pipeline: an e5 index of the example corpus
     "test_llamacpp.py": "slow",  # loads SmolLM2 into llama.cpp
     "test_llamacpp_server.py": "integration",  # starts llama.cpp's OpenAI-compatible server with SmolLM2
     "test_local_llm_pipeline.py": "slow",  # answers with SmolLM2 through examples/local-llm.yaml
@@ -41,6 +41,8 @@ TIER_BY_FILE: dict[str, str] = {
 #: file -> tests (function names; every parametrized case of one) marked ``slow``
 SLOW_TESTS: dict[str, set[str]] = {
     "test_analyzers_cjk.py": {
+        "test_kiwi_sends_latin_runs_to_the_english_analysis",  # 3.9 s
+        "test_jieba_function_words_are_not_content_words",  # 1.4 s
         "test_kiwi_pos_content_adds_stems_and_adverbs",  # 36.8 s
         "test_jieba_reads_both_scripts_alike_and_drops_question_words",  # 12.4 s
         "test_kiwi_keeps_nouns",  # 9.0 s
@@ -92,6 +94,7 @@ SLOW_TESTS: dict[str, set[str]] = {
         "test_a_large_wrong_typed_value_gives_a_short_error",  # 1.0 s
     },
     "test_crawl.py": {
+        "test_classification_and_reasons",  # 4.9 s (setup)
         "test_crawl_review_ingest_ask_cites_a_crawled_page",  # 10.2 s
         "test_links_are_normalised_and_deduplicated",  # 6.2 s
         "test_every_linked_page_gets_one_row_with_its_status",  # 6.0 s
@@ -129,6 +132,7 @@ SLOW_TESTS: dict[str, set[str]] = {
         "test_a_kill_during_the_embedding_of_a_small_corpus_keeps_the_finished_steps",  # 20.0 s
     },
     "test_evaluation.py": {
+        "test_refused_questions_count_only_in_the_metrics_about_refusals",  # 6.5 s
         "test_report_metric_selection_forms_the_holm_family",  # 23.2 s
         "test_report_json_schema_tables_and_box_plots",  # 20.0 s
         "test_cli_eval_run_and_report",  # over 20 s (stopped)
@@ -190,6 +194,8 @@ SLOW_TESTS: dict[str, set[str]] = {
         "test_a_malformed_reply_is_retried_with_the_reason",  # 1.3 s
     },
     "test_lazy_imports.py": {
+        "test_default_pipeline_question_loads_only_what_its_language_needs",  # 17.1 s (cold ask in a subprocess)
+        "test_validate_and_explain_load_no_model",  # 4.3 s
         "test_a_configured_analyzer_is_imported_when_used",  # 20.1 s
         "test_bm25_only_pipeline_imports_no_model_or_cjk_analyzer",  # 20.1 s
         "test_listing_plugins_imports_no_heavy_library",  # 20.1 s
