@@ -339,3 +339,14 @@ def test_a_looping_model_says_each_sentence_once(workdir, host):
     assert len(answer.sentences) == 2 and answer.trace.stage("cite").notes["repeated"] == 3
     shown, streamed = stream_of(workdir, host, loop, "citations: attribute")
     assert shown.strip() == streamed.text == answer.text
+
+
+def test_cli_ask_says_when_the_model_cited_only_numbers_no_passage_has(workdir, host):
+    path = workdir / "cli-invalid.yaml"
+    with OpenAIStubServer(reply=f"{SUPPORTED[:-1]} [7].") as server:
+        path.write_text(config(workdir, server, "citations: attribute"), encoding="utf-8")
+        result = CliRunner().invoke(build_cli(host), ["ask", str(path), LIVER_Q], obj={"host": host})
+    assert result.exit_code == 0, result.output
+    rest = result.output.split("\nSources:\n", 1)[1]
+    assert "(cites [7]: no such evidence) (marker added: none of the model's markers named a passage)" in rest
+    assert "the model cited nothing here" not in rest

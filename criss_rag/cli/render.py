@@ -43,7 +43,12 @@ def render_sources(answer: Answer) -> str:
                 if s.invalid_citations
                 else ""
             )
-            added = " (marker added: the model cited nothing here)" if s.attributed else ""
+            if not s.attributed:
+                added = ""
+            elif s.invalid_citations:  # it cited only numbers no passage has: the supporting one was added
+                added = " (marker added: none of the model's markers named a passage)"
+            else:
+                added = " (marker added: the model cited nothing here)"
             lines.append(f"{mark}{s.score:.2f} {cited + ' ' if cited else ''}{text}{via}{bad}{added}")
             lines += [f"                why: {p.message}" for p in s.problems]
     if answer.relevance is not None:
