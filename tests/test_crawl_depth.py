@@ -241,7 +241,7 @@ def test_a_traditional_chinese_question_is_answered_from_the_crawled_side_effect
     def cli(*args: str):
         result = runner.invoke(build_cli(host), list(args), obj={"host": host}, catch_exceptions=False)
         assert result.exit_code == 0, result.output
-        return result.output
+        return result.stdout  # model-load lines go to stderr
 
     sheet, corpus = tmp_path / "urls.csv", tmp_path / "corpus.jsonl"
     cli("crawl", f"{site.url}/guide/index.html", "--out", str(sheet), "--depth", "3", "--delay", "0",

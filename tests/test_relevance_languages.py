@@ -160,3 +160,11 @@ def test_a_malignant_tumour_names_cancer_in_general():
     check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None))
     words = [w for w, _ in check.question_words("膵臓にできた悪性腫瘍の治療は？")]
     assert "悪性腫瘍" not in words and any("治療" in w for w in words), words
+
+
+def test_a_word_read_as_single_chinese_characters_needs_every_character():
+    from criss_rag.answering.relevance import _terms_covered
+
+    assert _terms_covered({"造", "口"}, {"造", "口", "手术"})  # 造口: a word jieba does not know
+    assert not _terms_covered({"猫", "吃"}, {"吃", "饭"})  # half of 猫吃 is 吃, which any text about eating has
+    assert _terms_covered({"大肠", "肠癌"}, {"大肠"})  # bigrams: half is enough

@@ -106,13 +106,14 @@ def test_language_match_yields_to_the_section_the_question_asks_about():
     assert rerank(["intent-boost"], DIAGNOSIS_QUESTION, hits)[0] == "diagnosis-en"
 
 
-def test_language_match_still_prefers_the_question_s_language_among_pages_of_the_asked_section():
+def test_language_match_does_not_yield_when_the_question_s_language_has_the_asked_section():
+    # the Chinese treatment page exists: every Chinese page is preferred, as without `yield_to`
     hits = [
         hit("treatment-ja", 0.08, "ja", 1.5),
         hit("treatment-zh", 0.06, "zh", 1.5),
         hit("overview-zh", 0.07, "zh", 1.0),
     ]
-    assert rerank(["intent-boost"], TREATMENT_QUESTION, hits) == ["treatment-zh", "treatment-ja", "overview-zh"]
+    assert rerank(["intent-boost"], TREATMENT_QUESTION, hits) == ["treatment-zh", "overview-zh", "treatment-ja"]
 
 
 def test_yield_to_must_name_a_signal_the_pipeline_records(tmp_path):

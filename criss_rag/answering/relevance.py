@@ -284,8 +284,12 @@ class RelevanceCheck:
 
 def _terms_covered(terms: set[str], covered: set[str]) -> bool:
     """At least half of a word's terms are covered (a Korean word's bigrams, a kanji run's); a
-    one-character CJK term (肺 of 肺がん) is covered by a covered term that contains it."""
+    one-character CJK term (肺 of 肺がん) is covered by a covered term that contains it. A word
+    read as single characters (a Chinese word the segmenter does not know, 造口) needs every one:
+    half of 猫吃 is 吃, which any text about eating has."""
     found = sum(t in covered or (len(t) == 1 and not t.isascii() and any(t in c for c in covered)) for t in terms)
+    if len(terms) > 1 and all(len(t) == 1 and not t.isascii() for t in terms):
+        return found == len(terms)
     return found * 2 >= len(terms)
 
 
