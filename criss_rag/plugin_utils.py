@@ -52,6 +52,7 @@ _SOURCES: dict[str, str] = {
     "with_usage": "criss_rag.component_helpers.llm_clients",
     "retries_text": "criss_rag.component_helpers.llm_clients",
     "http_url": "criss_rag.component_helpers.llm_clients",
+    "GuardedEmbeddingCalls": "criss_rag.component_helpers.llm_clients",
     "LazyModelEmbedding": "criss_rag.component_helpers.local_embedding",
     "loading": "criss_rag.component_helpers.model_loading",
     # answers: sentences, markers, the sentence checks, refusal messages
@@ -86,7 +87,14 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ below l
     from criss_rag.answering.sentence_check import LexicalSupport, answer_pieces, answer_sentences, strip_markers
     from criss_rag.answering.thinking import split_thinking
     from criss_rag.cli.context import host_from
-    from criss_rag.component_helpers.llm_clients import USAGE_KEYS, http_url, retries_text, usage_of, with_usage
+    from criss_rag.component_helpers.llm_clients import (
+        USAGE_KEYS,
+        GuardedEmbeddingCalls,
+        http_url,
+        retries_text,
+        usage_of,
+        with_usage,
+    )
     from criss_rag.component_helpers.loader_files import (
         corpus_file,
         file_fingerprint,

@@ -9,7 +9,6 @@ question the refusal policy turns away never reaches the model.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ import pytest
 from criss_rag.engine import Engine
 from criss_rag.indexing.ingestion import ingest
 from criss_rag.pipeline import Pipeline
+from criss_rag.plugin_utils import CITATION_MARKER
 from criss_rag.plugins import PluginHost
 from criss_rag.types import AnswerEvent, TokenEvent
 
@@ -25,7 +25,6 @@ QUESTIONS = [json.loads(line) for line in (EXAMPLES / "questions.jsonl").read_te
              if line.strip()]
 IN_SCOPE = [q for q in QUESTIONS if q["expected"] == "answer" and q["lang"] == "en"][:3]
 OUT_OF_SCOPE = [q for q in QUESTIONS if q["expected"] == "refuse"][:3]
-MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +47,7 @@ def model(engine):
 def check_grounded(answer) -> None:
     numbers = {c.number for c in answer.citations}
     assert numbers, "an answer without a citation"
-    cited = {int(n) for group in MARKER.findall(answer.text) for n in group.split(",")}
+    cited = {int(n) for group in CITATION_MARKER.findall(answer.text) for n in group.split(",")}
     assert cited and cited <= numbers, (cited, numbers)  # every marker is a citation, at least one
     assert answer.sentences and all(s.supported for s in answer.sentences), answer.sentences
     for dropped in answer.dropped:  # what no passage supports is in the trace, not the answer

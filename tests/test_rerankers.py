@@ -337,6 +337,7 @@ def test_boost_in_a_pipeline_uses_the_configured_analyzer(tmp_path, strict_host)
     ("[2] > [4]", 5, [2, 4]),
     ("Passages 2 and 4 (2019 data) help; 2 most.", 5, [2, 4]),  # 2019 is not a passage
     ("1. [3]\n2. [1]", 3, [3, 1]),  # list markers are not passages
+    ("Passage 1 is off topic; [3, 2] help", 3, [3, 2]),  # a bracketed list wins over bare numbers
     ("1) 2\n2) 3", 3, [2, 3]),
     ("<think>maybe 1, 2 or 3</think>3, 2", 3, [3, 2]),
     ("2, 2, 9, 0, 1", 3, [2, 1]),

@@ -35,6 +35,7 @@ from criss_rag.config.model import ChatSettings
 from criss_rag.errors import DataError
 from criss_rag.language.chinese_script import chinese_script
 from criss_rag.language.text import detect_language
+from criss_rag.lexicon.cancer_names import EN_HEAD, cjk_head_pattern
 from criss_rag.types import Answer, AnswerEvent, ChatTurn, StageTrace, StreamEvent
 
 SESSION_FORMAT = "criss_rag.chat/1"
@@ -55,17 +56,15 @@ class Answers(Protocol):
 
 # -- the topic of a turn: the cancer it is about ---------------------------------------------------
 
-_EN_HEAD = (r"cancers?|tumou?rs?|carcinomas?|leuka?emias?|lymphomas?|melanomas?|sarcomas?|myelomas?|neoplasms?"
-            r"|\w+(?:blastoma|cytoma|glioma|gioma|thymoma|ymoma|mesothelioma|adenoma|carcinoid)s?")
 _EN_SKIP = {"the", "a", "an", "of", "for", "about", "is", "are", "what", "how", "and", "or", "my", "his", "her",
             "their", "your", "does", "do", "can", "with", "have", "has", "had", "in", "on", "to", "from", "that",
             "this", "it", "be", "been", "which", "who", "when", "why", "where", "will", "would", "should", "could",
             "get", "got", "treat", "treated", "treating", "diagnose", "diagnosed", "early", "late", "stage",
             "symptoms", "signs", "risk", "causes", "cause", "find", "found", "know", "if", "i", "me", "we", "you"}
-_EN_TOPIC = re.compile(rf"((?:[A-Za-z][\w'-]*\s+){{0,3}}?)\b({_EN_HEAD})\b", re.IGNORECASE)
-_KO_TOPIC = re.compile(r"[가-힣]*(?:암|종양|백혈병|림프종|육종)(?=[은는이가을를의에도과와만으로]|\s|$|[?.!,])")
-_JA_TOPIC = re.compile(r"[一-龥々ァ-ヶー]+(?:がん|ガン|癌|腫瘍|肉腫|白血病|リンパ腫|腫)|[一-龥々ァ-ヶー]*(?:がん|癌)")
-_ZH_TOPIC = re.compile(r"[一-龥]+(?:癌|肿瘤|腫瘤|白血病|淋巴瘤|肉瘤)")
+_EN_TOPIC = re.compile(rf"((?:[A-Za-z][\w'-]*\s+){{0,3}}?)\b({EN_HEAD})\b", re.IGNORECASE)
+_KO_TOPIC = re.compile(rf"[가-힣]*(?:{cjk_head_pattern('ko')})(?=[은는이가을를의에도과와만으로]|\s|$|[?.!,])")
+_JA_TOPIC = re.compile(rf"[一-龥々ァ-ヶー]+(?:{cjk_head_pattern('ja')})|[一-龥々ァ-ヶー]*(?:がん|癌)")
+_ZH_TOPIC = re.compile(rf"[一-龥]+(?:{cjk_head_pattern('zh')})")
 
 
 def find_topic(text: str) -> str | None:

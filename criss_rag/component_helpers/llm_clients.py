@@ -1,10 +1,10 @@
 """What the clients of LLM servers share (the ``ollama`` and ``openai`` backends): token usage
-copied to where a generator reads it, the words an error uses for spent retries, and the check of
-a server's URL param."""
+copied to where a generator reads it, the words an error uses for spent retries, the check of a
+server's URL param, and the embedding calls routed through a backend's retries and errors."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -51,3 +51,38 @@ def http_url(value: str, example: str) -> str:
     if not value.startswith(("http://", "https://")):
         raise ValueError(f"must be an http:// or https:// URL, e.g. {example} (got {value!r})")
     return value.rstrip("/")
+
+
+class GuardedEmbeddingCalls:
+    """The six embedding calls of a LlamaIndex ``BaseEmbedding`` subclass routed through the backend's
+    :meth:`_call` and :meth:`_acall` (its retries and error messages). List it before the LlamaIndex
+    class in the bases: ``class GuardedX(GuardedEmbeddingCalls, XEmbedding)``."""
+
+    def _call(self, func: Callable[..., T], *args: Any) -> T:
+        raise NotImplementedError(f"{type(self).__name__} must define _call(func, *args)")
+
+    async def _acall(self, func: Callable[..., Awaitable[T]], *args: Any) -> T:
+        raise NotImplementedError(f"{type(self).__name__} must define _acall(func, *args)")
+
+    def _parent(self, name: str) -> Callable[..., Any]:
+        """The method ``name`` of the LlamaIndex class after this one in the bases."""
+        method: Callable[..., Any] = getattr(super(), name)
+        return method
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self._call(self._parent("_get_query_embedding"), query)
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._call(self._parent("_get_text_embedding"), text)
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return self._call(self._parent("_get_text_embeddings"), texts)
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return await self._acall(self._parent("_aget_query_embedding"), query)
+
+    async def _aget_text_embedding(self, text: str) -> list[float]:
+        return await self._acall(self._parent("_aget_text_embedding"), text)
+
+    async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return await self._acall(self._parent("_aget_text_embeddings"), texts)

@@ -3,6 +3,9 @@ plugins read from questions and sentences in English, Korean, Japanese and Chine
 
 - :mod:`criss_rag.lexicon.normalize`: one normal form for text that is compared (NFKC, dashes,
   apostrophes).
+- :mod:`criss_rag.lexicon.stopwords`: the English stopword list (retrieval's analyzers) and the
+  sentence alignment's variant of it; :mod:`criss_rag.lexicon.cancer_names`: the head words of
+  cancer names per language (the chat's topic finder).
 - :mod:`criss_rag.lexicon.facet_words`: the word lists (cancer subtypes, disease state, populations,
   treatments, tests, drugs, biomarkers, directions, timing, negations) per language.
 - :mod:`criss_rag.lexicon.facets`: :func:`~criss_rag.lexicon.facets.extract` reads a question or

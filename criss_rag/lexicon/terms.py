@@ -21,14 +21,10 @@ from criss_rag.lexicon.directions import CUES as DIRECTION_CUES
 from criss_rag.lexicon.facet_words import LEXICON
 from criss_rag.lexicon.negation import CUES as NEGATION_CUES
 from criss_rag.lexicon.quantities import shares
+from criss_rag.lexicon.stopwords import ALIGNMENT
 
-_EN_STOP = frozenset(
-    """a an and are as at be been being but by can could do does did for from had has have he her his how i if in into
-    is it its may might of on or our she so such than that the their them then there these they this those to was we
-    were what when where which who whom why will with would you your also about over under up down out off very just
-    only both either each any some all other another same much many one ones who whose while whereas although though
-    because since often usually most more less called known include includes including like well even still yet per
-    via among within without""".split())
+_EN_STOP = ALIGNMENT  # the name criss_rag.lexicon.edits imports
+
 _EN_SPELLING = {"tumour": "tumor", "tumours": "tumor", "tumors": "tumor", "growths": "tumor", "growth": "tumor",
                 "physician": "doctor", "physicians": "doctor", "doctors": "doctor", "commonest": "common",
                 "oesophagus": "esophagus", "haemorrhage": "hemorrhage", "anaemia": "anemia", "centre": "center",
@@ -112,7 +108,7 @@ def content_terms(text: str, language: str | None = None) -> frozenset[str]:
     found.update(re.findall(r"\d+(?:\.\d+)?", text))
     text = _without_compared_words(text, language)
     if language == "en":
-        found.update(_stem(w) for w in _LATIN.findall(text) if w not in _EN_STOP and not w.isdigit())
+        found.update(_stem(w) for w in _LATIN.findall(text) if w not in ALIGNMENT and not w.isdigit())
     elif language == "ko":
         for word in map(ko_stem, _KO_WORD.findall(text)):
             if _KO_NEGATION.match(word):

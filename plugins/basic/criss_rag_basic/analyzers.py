@@ -10,17 +10,9 @@ import Stemmer
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
+from criss_rag.lexicon.stopwords import ENGLISH
 
-# Common English function words (question words kept out too: they carry no topic).
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further had
-    has have having he her here hers him his how i if in into is it its itself just me more most my
-    no nor not now of off on once only or other our ours out over own same she should so some such
-    than that the their theirs them then there these they this those through to too under until up
-    very was we were what when where which while who whom why will with would you your yours
-    s t can will don shouldn may might must also get""".split()
-)
+STOPWORDS = ENGLISH  # the English stopword list lives in criss_rag.lexicon.stopwords
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _CJK_RUN = re.compile(
     r"[\u3040-\u30ff\u31f0-\u31ff\u4e00-\u9fff\u3400-\u4dbf\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]+"

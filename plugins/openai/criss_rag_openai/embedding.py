@@ -9,18 +9,19 @@ and the key is kept out of ``repr()`` and dumps.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.embeddings.openai import OpenAIEmbedding
 
+from criss_rag.plugin_utils import GuardedEmbeddingCalls
 from criss_rag_openai.errors import Endpoint, raise_for
 
 T = TypeVar("T")
 
 
-class GuardedOpenAIEmbedding(OpenAIEmbedding):
+class GuardedOpenAIEmbedding(GuardedEmbeddingCalls, OpenAIEmbedding):
     """LlamaIndex ``OpenAIEmbedding`` with criss_rag error messages and a hidden key."""
 
     api_key: str = Field(default="", exclude=True, repr=False, description="API key (never shown)")
@@ -44,27 +45,9 @@ class GuardedOpenAIEmbedding(OpenAIEmbedding):
             raise_for(exc, self._ep())
             raise  # unreachable: raise_for always raises
 
-    async def _acall(self, func: Callable[..., Any], *args: Any) -> Any:
+    async def _acall(self, func: Callable[..., Awaitable[T]], *args: Any) -> T:
         try:
             return await func(*args)
         except Exception as exc:
             raise_for(exc, self._ep())
             raise
-
-    def _get_query_embedding(self, query: str) -> list[float]:
-        return self._call(super()._get_query_embedding, query)
-
-    def _get_text_embedding(self, text: str) -> list[float]:
-        return self._call(super()._get_text_embedding, text)
-
-    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return self._call(super()._get_text_embeddings, texts)
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return await self._acall(super()._aget_query_embedding, query)
-
-    async def _aget_text_embedding(self, text: str) -> list[float]:
-        return await self._acall(super()._aget_text_embedding, text)
-
-    async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return await self._acall(super()._aget_text_embeddings, texts)

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from criss_rag.context import ComponentContext
-from criss_rag.plugin_utils import ParseStats, can_constrain, complete_json, refers_to
+from criss_rag.plugin_utils import CITATION_MARKER, ParseStats, can_constrain, complete_json, refers_to
 from criss_rag.types import Hit, Query
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,6 @@ If none of them helps, reply: none"""
 
 _THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 _LIST_MARKER = re.compile(r"^\s*\d+[.)]\s+(?=\D*\d)")  # "1. [3] ..." in a numbered list: the 1 is not a passage
-_BRACKETED = re.compile(r"\[(\d+)\]")
 _NUMBER = re.compile(r"\d+")
 _NONE = re.compile(
     r"^\W*(none|nothing|no passages?( help)?|없음|없습니다|なし|ありません|无|沒有|没有)\W*$", re.IGNORECASE
@@ -81,11 +80,11 @@ def parse_order(reply: str, n: int) -> list[int] | None:
 
     ``[]`` when the reply says that none helps; ``None`` when it names no passage and does not say
     none (unparseable). Reasoning blocks (``<think>...</think>``), numbered-list markers and numbers
-    outside 1..n are ignored; bracketed numbers (``[3]``) win over bare ones when both appear.
+    outside 1..n are ignored; bracketed numbers (``[3]``, ``[3, 1]``) win over bare ones when both appear.
     """
     text = _THINKING.sub(" ", reply)
     text = "\n".join(_LIST_MARKER.sub("", line) for line in text.splitlines())
-    found = _BRACKETED.findall(text) or _NUMBER.findall(text)
+    found = [n for m in CITATION_MARKER.finditer(text) for n in _NUMBER.findall(m.group(1))] or _NUMBER.findall(text)
     numbers = [int(x) for x in found if 1 <= int(x) <= n]
     if numbers:
         return list(dict.fromkeys(numbers))
