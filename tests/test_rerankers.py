@@ -23,7 +23,8 @@ from criss_rag.testing import FakeLLM, fake_plugin, pipeline_from_yaml, replaced
 from criss_rag.testing.servers import OpenAIStubServer
 from criss_rag.types import Hit, Query, text_node
 from criss_rag_basic.analyzers import EnglishAnalyzer, StandardAnalyzer
-from criss_rag_basic.ranking import MetadataBoost, WeightedFusion, normalise_scores
+from criss_rag_basic.fusion import WeightedFusion, normalise_scores
+from criss_rag_basic.rerankers import MetadataBoost
 from criss_rag_rerank.cross_encoder import CrossEncoderReranker
 from criss_rag_rerank.llm_rerank import LLMReranker, parse_order
 

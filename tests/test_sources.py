@@ -14,8 +14,9 @@ from pydantic import ValidationError
 from criss_rag.component_helpers.loader_files import make_document
 from criss_rag.errors import DataError
 from criss_rag_basic.chunkers import SectionChunker
-from criss_rag_basic.loaders import CsvLoader, JsonlLoader, NccJsonLoader
-from criss_rag_basic.medquad import MedQuadXmlLoader
+from criss_rag_basic.datasets.medquad import MedQuadXmlLoader
+from criss_rag_basic.datasets.ncc import NccJsonLoader
+from criss_rag_basic.loaders import CsvLoader, JsonlLoader
 from criss_rag_registry.loader import RegistryJsonlLoader
 
 

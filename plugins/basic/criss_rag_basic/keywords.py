@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from criss_rag.context import ComponentContext
 from criss_rag.plugin_utils import ParseStats, complete_json, refers_to
 from criss_rag.types import Query
-from criss_rag_basic.keyterms import DEFAULT_STOPWORDS, parse_keyword_reply, surface_keywords
+from criss_rag_basic.readable_keywords import DEFAULT_STOPWORDS, parse_keyword_reply, surface_keywords
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from criss_rag.context import ComponentContext
 from criss_rag.plugin_utils import refers_to
 from criss_rag.types import Hit, Query
-from criss_rag_basic.keyterms import surface_keywords, unique
+from criss_rag_basic.readable_keywords import surface_keywords, unique
 
 log = logging.getLogger(__name__)
 

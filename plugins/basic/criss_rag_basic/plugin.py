@@ -9,8 +9,8 @@ from criss_rag import hookimpl
 def register_loaders(register):
     register("jsonl", "criss_rag_basic.loaders:JsonlLoader")
     register("csv", "criss_rag_basic.loaders:CsvLoader")
-    register("ncc-json", "criss_rag_basic.loaders:NccJsonLoader")
-    register("medquad-xml", "criss_rag_basic.medquad:MedQuadXmlLoader")
+    register("ncc-json", "criss_rag_basic.datasets.ncc:NccJsonLoader")
+    register("medquad-xml", "criss_rag_basic.datasets.medquad:MedQuadXmlLoader")
 
 
 @hookimpl
@@ -40,19 +40,19 @@ def register_hop_policies(register):
 
 @hookimpl
 def register_fusions(register):
-    register("rrf", "criss_rag_basic.ranking:ReciprocalRankFusion")
-    register("weighted", "criss_rag_basic.ranking:WeightedFusion")
+    register("rrf", "criss_rag_basic.fusion:ReciprocalRankFusion")
+    register("weighted", "criss_rag_basic.fusion:WeightedFusion")
 
 
 @hookimpl
 def register_filters(register):
-    register("metadata", "criss_rag_basic.ranking:MetadataFilter")
+    register("metadata", "criss_rag_basic.filters:MetadataFilter")
 
 
 @hookimpl
 def register_rerankers(register):
-    register("truncate", "criss_rag_basic.ranking:Truncate")
-    register("metadata-boost", "criss_rag_basic.ranking:MetadataBoost")
+    register("truncate", "criss_rag_basic.rerankers:Truncate")
+    register("metadata-boost", "criss_rag_basic.rerankers:MetadataBoost")
     register("language-match", "criss_rag_basic.language_match:LanguageMatch")
 
 

@@ -1,4 +1,4 @@
-"""``medquad-xml``: MedQuAD's XML files, one document per question-answer pair or per question type.
+"""Loader ``medquad-xml``: MedQuAD's XML files, one document per question-answer pair or per question type.
 
 A MedQuAD file is one ``<Document id source url>`` with a ``<Focus>`` (the disease or topic) and
 ``<QAPairs>`` of ``<QAPair pid>`` holding a ``<Question qid qtype>`` and an ``<Answer>``. The real

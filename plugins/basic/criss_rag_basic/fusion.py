@@ -1,0 +1,124 @@
+"""Fusions: reciprocal-rank fusion and weighted score fusion of several retrievers' lists."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Literal
+
+from llama_index.core.schema import NodeWithScore
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from criss_rag.context import ComponentContext
+from criss_rag.plugin_utils import refers_to
+from criss_rag.types import Hit, Query
+
+
+class ReciprocalRankFusion:
+    """Reciprocal-rank fusion: score = sum over retrievers of weight / (k + rank)."""
+
+    SIGNALS = ("rrf",)  # the fused score, recorded on every candidate
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        k: int = Field(60, ge=1, description="rank constant; larger flattens the rank curve")
+        top_k: int = Field(20, ge=1, description="how many fused candidates to keep")
+        weights: dict[str, float] = Field(default_factory=dict, description="per retriever label (default 1)",
+                                          json_schema_extra=refers_to(keys="retriever"))
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+
+    def fuse(self, query: Query, ranked: Mapping[str, list[Hit]]) -> list[Hit]:
+        fused: dict[str, float] = {}
+        first_seen: dict[str, Hit] = {}
+        signals: dict[str, dict[str, float]] = {}
+        for label, hits in ranked.items():
+            weight = self.params.weights.get(label, 1.0)
+            for rank, hit in enumerate(hits, start=1):
+                node_id = hit.node_id
+                fused[node_id] = fused.get(node_id, 0.0) + weight / (self.params.k + rank)
+                first_seen.setdefault(node_id, hit)
+                signals.setdefault(node_id, {}).update(hit.signals)
+        order = sorted(fused, key=fused.__getitem__, reverse=True)[: self.params.top_k]
+        return [
+            Hit(NodeWithScore(node=first_seen[i].node.node, score=fused[i]), {**signals[i], "rrf": fused[i]})
+            for i in order
+        ]
+
+
+def normalise_scores(scores: list[float], method: str) -> tuple[list[float], float]:
+    """Normalised scores of one ranked list, and the list's floor (what a missing candidate gets).
+
+    ``minmax``: (s - min) / (max - min), every score 1 when all are equal; floor 0.
+    ``zscore``: (s - mean) / std (population std), every score 0 when all are equal; floor = the
+    lowest normalised score. ``none``: the raw scores; floor = the lowest of them.
+    """
+    if not scores:
+        return [], 0.0
+    if method == "minmax":
+        low, high = min(scores), max(scores)
+        return ([(s - low) / (high - low) for s in scores] if high > low else [1.0] * len(scores)), 0.0
+    if method == "zscore":
+        mean = sum(scores) / len(scores)
+        std = math.sqrt(sum((s - mean) ** 2 for s in scores) / len(scores))
+        normalised = [(s - mean) / std for s in scores] if std > 0 else [0.0] * len(scores)
+        return normalised, min(normalised)
+    return list(scores), min(scores)
+
+
+class WeightedFusion:
+    """Weighted score fusion: sum over retrievers of weight x normalised score (missing: the list's floor).
+
+    Unlike ``rrf`` it uses the scores themselves, so a retriever that is very sure of its first
+    candidate can outvote one that ranks it second by a hair. Each retriever's list is normalised
+    on its own (``normalize``); a candidate absent from a list gets that list's floor (0 for
+    ``minmax``, the list's lowest normalised score otherwise): it scored at most what the list's
+    last candidate scored.
+    """
+
+    SIGNALS = ("weighted",)  # the fused score, recorded on every candidate
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        weights: dict[str, float] = Field(
+            default_factory=dict, description="weight per retriever label (default 1; 0 ignores that retriever)",
+            json_schema_extra=refers_to(keys="retriever"),
+        )
+        normalize: Literal["minmax", "zscore", "none"] = Field(
+            "minmax", description="how each retriever's scores are normalised before weighting"
+        )
+        top_k: int = Field(20, ge=1, description="how many fused candidates to keep")
+
+        @model_validator(mode="after")
+        def _non_negative_weights(self) -> WeightedFusion.Params:
+            negative = sorted(label for label, weight in self.weights.items() if weight < 0)
+            if negative:
+                raise ValueError(f"weights must be 0 or more (negative for: {', '.join(negative)})")
+            return self
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+
+    def fuse(self, query: Query, ranked: Mapping[str, list[Hit]]) -> list[Hit]:
+        first_seen: dict[str, Hit] = {}
+        signals: dict[str, dict[str, float]] = {}
+        per_list: list[tuple[float, dict[str, float], float]] = []  # (weight, node_id -> norm, floor)
+        for label, hits in ranked.items():
+            normalised, floor = normalise_scores([h.score for h in hits], self.params.normalize)
+            scores: dict[str, float] = {}
+            for hit, value in zip(hits, normalised, strict=True):
+                scores.setdefault(hit.node_id, value)  # a duplicate within one list counts once, at its best rank
+                first_seen.setdefault(hit.node_id, hit)
+                signals.setdefault(hit.node_id, {}).update(hit.signals)
+            if hits:
+                per_list.append((self.params.weights.get(label, 1.0), scores, floor))
+        fused = {
+            node_id: sum(weight * scores.get(node_id, floor) for weight, scores, floor in per_list)
+            for node_id in first_seen
+        }
+        order = sorted(first_seen, key=lambda node_id: -fused[node_id])[: self.params.top_k]  # stable on ties
+        return [
+            Hit(NodeWithScore(node=first_seen[i].node.node, score=fused[i]), {**signals[i], "weighted": fused[i]})
+            for i in order
+        ]

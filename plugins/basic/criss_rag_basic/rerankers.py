@@ -1,0 +1,139 @@
+"""Rerankers: a metadata boost (a soft constraint) and a top-n truncation. The language match is
+in :mod:`criss_rag_basic.language_match`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from criss_rag.context import ComponentContext
+from criss_rag.plugin_utils import DECLARES_SIGNAL
+from criss_rag.types import Hit, Query
+from criss_rag_basic.filters import as_list
+
+
+# Hangul, kana and Han: scripts written without spaces, so cues are also matched as substrings.
+_CJK = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+
+
+class MetadataBoost:
+    """Boosts candidates whose metadata field matches a value the request or the question asks for.
+
+    A soft constraint: instead of dropping the other candidates (as the ``metadata`` filter does),
+    it multiplies (or adds to) the score of the matching ones and re-sorts. The wanted values come
+    from the request (``from_filter``: ``query.filters[KEY]``) and/or from cue words in the
+    question (``cues``). A question that asks for nothing leaves the candidates untouched.
+    """
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        field: str = Field(description="metadata key to test, e.g. section or cancer_type")
+        from_filter: str | None = Field(
+            None, description="request filter key whose value(s) are wanted (query.filters[KEY]); None = not used"
+        )
+        cues: dict[str, list[str]] = Field(
+            default_factory=dict,
+            description="wanted value -> cue words; the value is wanted when the question contains a cue",
+        )
+        otherwise: str | None = Field(
+            None, description="the value wanted when neither the request nor any cue asks for one "
+            "(e.g. `information` for a plain 'What is X?'); None = boost nothing then"
+        )
+        analyzer: str | dict[str, Any] = Field(
+            "standard", description="analyzer for matching cues against the question (name or {name: ..., <params>})"
+        )
+        match: Literal["exact", "iexact", "icontains"] = Field(
+            "icontains",
+            description="how the metadata value is compared with a wanted value: equal, equal ignoring case, "
+            "or containing it ignoring case",
+        )
+        mode: Literal["multiply", "add"] = Field("multiply", description="multiply the score by weight, or add weight")
+        weight: float = Field(1.5, description="the boost: a factor (multiply, > 0) or an amount (add)")
+        signal: str = Field(
+            "metadata-boost",
+            min_length=1,
+            description="signal name the applied boost is recorded under",
+            json_schema_extra=DECLARES_SIGNAL,
+        )
+
+        @model_validator(mode="after")
+        def _check(self) -> MetadataBoost.Params:
+            if self.from_filter is None and not self.cues and self.otherwise is None:
+                raise ValueError("set `from_filter`, `cues` or `otherwise`: otherwise no value is ever wanted")
+            if self.mode == "multiply" and self.weight <= 0:
+                raise ValueError("with mode: multiply, weight must be greater than 0 (use a value below 1 to demote)")
+            empty = sorted(value for value, words in self.cues.items() if not any(w.strip() for w in words))
+            if empty:
+                raise ValueError(f"cues for {', '.join(empty)} list no cue word")
+            return self
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+        self.analyzer = ctx.analyzer(params.analyzer) if params.cues else None
+        # each cue word as (its analysed terms, the raw lowercase cue if it is CJK)
+        self._cues: dict[str, list[tuple[frozenset[str], str | None]]] = {
+            value: [self._prepare_cue(word) for word in words if word.strip()] for value, words in params.cues.items()
+        }
+
+    def _prepare_cue(self, word: str) -> tuple[frozenset[str], str | None]:
+        assert self.analyzer is not None
+        raw = word.strip().lower()
+        return frozenset(self.analyzer.analyze(word)), raw if _CJK.search(raw) else None
+
+    def wanted_values(self, query: Query) -> list[str]:
+        """The metadata values this question asks for, request values first."""
+        wanted: list[str] = []
+        if self.params.from_filter is not None:
+            requested = query.filters.get(self.params.from_filter)
+            if requested is not None:
+                wanted += [str(v) for v in as_list(requested)]
+        if self._cues:
+            assert self.analyzer is not None
+            terms = set(self.analyzer.analyze(query.text))
+            lowered = query.text.lower()
+            for value, cues in self._cues.items():
+                if any((analysed and analysed <= terms) or (raw and raw in lowered) for analysed, raw in cues):
+                    wanted.append(value)
+        if not wanted and self.params.otherwise is not None:
+            wanted.append(self.params.otherwise)
+        return list(dict.fromkeys(wanted))
+
+    def matches(self, metadata_value: Any, wanted: list[str]) -> bool:
+        if metadata_value is None:
+            return False
+        values = [str(v) for v in as_list(metadata_value)]
+        if self.params.match == "exact":
+            return any(v == w for v in values for w in wanted)
+        if self.params.match == "iexact":
+            return any(v.casefold() == w.casefold() for v in values for w in wanted)
+        return any(w.casefold() in v.casefold() for v in values for w in wanted)
+
+    def rerank(self, query: Query, hits: list[Hit]) -> list[Hit]:
+        wanted = self.wanted_values(query)
+        if not wanted:
+            return hits
+        neutral = 1.0 if self.params.mode == "multiply" else 0.0
+        out = []
+        for hit in hits:
+            boost = self.params.weight if self.matches(hit.metadata.get(self.params.field), wanted) else neutral
+            score = hit.score * boost if self.params.mode == "multiply" else hit.score + boost
+            boosted = hit.with_score(score)
+            boosted.signals[self.params.signal] = boost
+            out.append(boosted)
+        return sorted(out, key=lambda h: -h.score)  # stable: equal scores keep their order
+
+
+class Truncate:
+    """Keeps the first ``n`` candidates."""
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        n: int = Field(10, ge=1, description="how many candidates to keep")
+
+    def __init__(self, params: Params, ctx: ComponentContext) -> None:
+        self.params = params
+
+    def rerank(self, query: Query, hits: list[Hit]) -> list[Hit]:
+        return hits[: self.params.n]
