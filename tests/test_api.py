@@ -34,7 +34,7 @@ def test_all_is_exactly_the_promised_names_and_each_resolves():
     assert set(criss_rag.__all__) == PROMISED and len(criss_rag.__all__) == len(PROMISED)
     for name in criss_rag.__all__:
         assert getattr(criss_rag, name) is not None
-    assert criss_rag.Answer.__module__ == "criss_rag.types" and criss_rag.Engine.__module__ == "criss_rag.engine"
+    assert criss_rag.Answer is criss_rag.types.Answer and criss_rag.Engine.__module__ == "criss_rag.engine"
     assert set(criss_rag.__all__) <= set(dir(criss_rag))
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         criss_rag.nope  # noqa: B018

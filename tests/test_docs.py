@@ -424,7 +424,8 @@ def _types_with_fields() -> dict[str, type]:
     return {
         name: cls
         for name, cls in vars(types).items()
-        if isinstance(cls, type) and getattr(cls, "__module__", "") == types.__name__ and hasattr(cls, "model_fields")
+        if isinstance(cls, type) and getattr(cls, "__module__", "").startswith(types.__name__ + ".")
+        and hasattr(cls, "model_fields")
     }
 
 
