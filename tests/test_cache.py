@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
+from criss_rag.component_helpers.model_loading import loading
 from criss_rag.engine import Engine
 from criss_rag.indexing.ingestion import ingest
 from criss_rag.plugins import PluginHost
@@ -221,6 +223,23 @@ def test_chat_turns_with_history_skip_the_cache(fake_engine):
     answer = fake_engine.ask(question, history=(ChatTurn("user", "hello"), ChatTurn("assistant", "hi")))
     assert answer.cached is None
     assert "history" in answer.trace.stage("cache").notes["skipped"]
+
+
+def test_a_model_the_cache_loads_is_a_load_stage_of_its_own_before_the_cache_stage(fake_engine, monkeypatch):
+    cache = fake_engine.cache.cache
+    lookup = cache.lookup
+
+    def loading_lookup(query, scope):
+        with loading("fake-cache-model"):
+            time.sleep(0.05)
+        return lookup(query, scope)
+
+    monkeypatch.setattr(cache, "lookup", loading_lookup)
+    stages = fake_engine.ask("Which test finds stomach cancer?").trace.stages
+    names = [s.stage for s in stages]
+    load = names.index("load:fake-cache-model")
+    assert names[load + 1] == "cache" and stages[load].notes["needed_by"] == "cache"
+    assert stages[load].ms >= 50 and stages[load + 1].ms < stages[load].ms  # the load's time is not the cache's
 
 
 def test_no_cache_stage_without_a_cache_in_the_config(tmp_path):

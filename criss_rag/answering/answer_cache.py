@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from criss_rag.answering.tracing import add_stage, ms_since
 from criss_rag.language.text import detect_language
 from criss_rag.types import Answer, CachedFrom, CacheScope, Query, StageTrace, Trace
 
@@ -51,21 +52,27 @@ class CacheStage:
         self.manifest = manifest
 
     def lookup(self, query: Query, trace: Trace) -> tuple[Answer | None, StageTrace]:
-        """The cached answer for ``query`` (a fresh trace marks the hit), or ``None``; and the stage."""
+        """The cached answer for ``query`` (a fresh trace marks the hit), or ``None``; and the stage,
+        added to ``trace`` once the lookup is done (a model the lookup loaded comes before it)."""
         started = time.perf_counter()
         stage = StageTrace(stage="cache", component=self.cc.name, n_in=0, n_out=0, ms=0.0, notes={"hit": False})
-        trace.stages.append(stage)
+        try:
+            return self._lookup(query, trace, stage), stage
+        finally:
+            stage.ms = ms_since(started)
+            add_stage(trace, stage)
+
+    def _lookup(self, query: Query, trace: Trace, stage: StageTrace) -> Answer | None:
         if query.history:
             stage.notes["skipped"] = "a conversation turn with history: its answer may depend on earlier turns"
-            return None, stage
+            return None
         scope = scope_for(query, self.config_hash, self.manifest)
         explain = getattr(self.cache, "trace_notes", None)  # optional: e.g. what must match for a hit
         if callable(explain):
             stage.notes.update(self.pipeline.call("cache", self.cc.name, explain, query, scope))
         hit = self.pipeline.call("cache", self.cc.name, self.cache.lookup, query, scope)
-        stage.ms = round((time.perf_counter() - started) * 1000, 3)
         if hit is None:
-            return None, stage
+            return None
         stage.n_out = 1
         stage.notes.update(
             hit=True,
@@ -74,13 +81,13 @@ class CacheStage:
             stored=hit.stored,
             original_config_hash=hit.answer.trace.config_hash,
         )
-        answer = hit.answer.model_copy(update={
+        answer: Answer = hit.answer.model_copy(update={
             "question": query.text,
             "trace": trace,
             "cached": CachedFrom(similarity=float(hit.similarity), original_question=hit.original_question,
                                  stored=hit.stored, cache=self.cc.name),
         })
-        return answer, stage
+        return answer
 
     def store(self, query: Query, answer: Answer, stage: StageTrace) -> None:
         if query.history or answer.refusal_reason == "empty_question":
