@@ -23,24 +23,11 @@ from criss_rag.engine import Engine, verify_citations
 from criss_rag.errors import ComponentError, ConfigError
 from criss_rag.language.text import detect_language
 from criss_rag.plugins import PluginHost
-from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, replaced
+from criss_rag.testing import MULTILINGUAL_CORPUS, pipeline_from_yaml, replaced, write_jsonl
 from criss_rag.testing.servers import Failure, OllamaStubServer, OpenAIStubServer, RecordedRequest
 from criss_rag.types import AnswerEvent, ChatTurn, Context, ErrorEvent, Evidence, Hit, Query, TokenEvent, text_node
 
 SECRET = "sk-criss-generate-0123456789"
-CORPUS = [
-    *TINY_CORPUS,
-    {
-        "doc_id": "liver-ko",
-        "title": "간암",
-        "text": "간암은 간세포에서 시작되는 암입니다. B형 간염 바이러스에 감염되면 간암 위험이 높아집니다.",
-    },
-    {
-        "doc_id": "lung-ja",
-        "title": "肺がん",
-        "text": "肺がんは喫煙と強く関係しています。長引くせきは肺がんの症状のことがあります。",
-    },
-]
 LIVER_Q = "What raises the risk of liver cancer?"
 LIVER_A = "Hepatitis B infection raises the risk of liver cancer [1]."
 
@@ -53,9 +40,7 @@ def host() -> PluginHost:
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("generation")
-    (root / "corpus.jsonl").write_text(
-        "\n".join(json.dumps(d, ensure_ascii=False) for d in CORPUS) + "\n", encoding="utf-8"
-    )
+    write_jsonl(root / "corpus.jsonl", MULTILINGUAL_CORPUS)
     return root
 
 

@@ -19,24 +19,10 @@ from criss_rag.cli.main import build_cli
 from criss_rag.engine import Engine
 from criss_rag.errors import ConfigError
 from criss_rag.plugins import PluginHost
-from criss_rag.testing import TINY_CORPUS, pipeline_from_yaml, replaced
+from criss_rag.testing import MULTILINGUAL_CORPUS, pipeline_from_yaml, replaced, write_jsonl
 from criss_rag.testing.servers import OllamaStubServer, OpenAIStubServer
 from criss_rag.types import AnswerEvent, ProgressEvent, ThinkingEvent, TokenEvent
 
-CORPUS = [
-    *TINY_CORPUS,
-    {
-        "doc_id": "liver-ko",
-        "title": "간암",
-        "text": "간암은 간세포에서 시작되는 암입니다. B형 간염 바이러스에 감염되면 간암 위험이 높아집니다.",
-    },
-    {
-        "doc_id": "lung-ja",
-        "title": "肺がん",
-        "text": "肺がんは喫煙と強く関係しています。長引くせきは肺がんの症状のことがあります。",
-    },
-    {"doc_id": "liver-zh", "title": "肝癌", "text": "乙型肝炎病毒感染会增加肝癌的风险。肝癌起源于肝细胞。"},
-]
 LIVER_Q = "What raises the risk of liver cancer?"
 SUPPORTED = "Hepatitis B infection raises the risk of liver cancer."
 INVENTED = "Drinking green tea every morning cures it completely."
@@ -50,9 +36,7 @@ def host() -> PluginHost:
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("grounding")
-    (root / "corpus.jsonl").write_text(
-        "\n".join(json.dumps(d, ensure_ascii=False) for d in CORPUS) + "\n", encoding="utf-8"
-    )
+    write_jsonl(root / "corpus.jsonl", MULTILINGUAL_CORPUS)
     return root
 
 

@@ -87,6 +87,30 @@ TINY_CORPUS: list[dict[str, str]] = [
     },
 ]
 
+#: :data:`TINY_CORPUS` plus three short documents in Korean (liver cancer, ``liver-ko``), Japanese
+#: (lung cancer, ``lung-ja``) and Chinese (liver cancer, ``liver-zh``), for tests in four languages.
+MULTILINGUAL_CORPUS: list[dict[str, str]] = [
+    *TINY_CORPUS,
+    {
+        "doc_id": "liver-ko",
+        "title": "간암",
+        "text": "간암은 간세포에서 시작되는 암입니다. B형 간염 바이러스에 감염되면 간암 위험이 높아집니다.",
+    },
+    {
+        "doc_id": "lung-ja",
+        "title": "肺がん",
+        "text": "肺がんは喫煙と強く関係しています。長引くせきは肺がんの症状のことがあります。",
+    },
+    {"doc_id": "liver-zh", "title": "肝癌", "text": "乙型肝炎病毒感染会增加肝癌的风险。肝癌起源于肝细胞。"},
+]
+
+
+def write_jsonl(path: Path, documents: list[dict[str, str]]) -> Path:
+    """``documents`` written to ``path`` as JSON lines (UTF-8, one document a line), for a ``jsonl`` loader."""
+    path.write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in documents) + "\n", encoding="utf-8")
+    return path
+
+
 _TOKEN = re.compile(r"\w+")
 
 
