@@ -24,6 +24,7 @@ from criss_rag.evaluation.runner import run_experiment
 from criss_rag.testing import plugin_host, replaced
 from criss_rag.types import Generation
 
+ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"
 N_QUESTIONS = 7
 
@@ -134,6 +135,29 @@ def test_experiment_errors_say_where_and_what_to_do(tmp_path, host, edit, expect
         load_experiment(path, host.registry)
     for text in expected:
         assert text in str(info.value), str(info.value)
+
+
+def test_experiment_paths_read_environment_variables_and_an_unset_one_names_its_line(tmp_path, host, monkeypatch):
+    data = tmp_path / "data"
+    data.mkdir()
+    shutil.move(make_experiment(tmp_path).parent / "eval_questions.jsonl", data / "eval_questions.jsonl")
+    text = replaced(EXPERIMENT, "{path: eval_questions.jsonl,", '{path: "${CRISS_TEST_DATA}/eval_questions.jsonl",')
+    monkeypatch.setenv("CRISS_TEST_DATA", str(data))
+    experiment = load_experiment(make_experiment(tmp_path, text), host.registry)
+    assert len(experiment.questions) == N_QUESTIONS
+    monkeypatch.delenv("CRISS_TEST_DATA")
+    with pytest.raises(ConfigError, match=r"experiment\.yaml:7: \$\{CRISS_TEST_DATA\} is the environment variable "
+                       r"CRISS_TEST_DATA, which is not set\. Set it first: `export CRISS_TEST_DATA=\.\.\.`"):
+        load_experiment(make_experiment(tmp_path, text), host.registry)
+
+
+def test_the_bundled_experiments_read_their_data_from_the_data_variable(host, monkeypatch):
+    monkeypatch.delenv("DATA", raising=False)
+    for name in ("ncc-filtering.yaml", "ncc-filtering-local.yaml", "criss-models-local.yaml"):
+        path = ROOT / "examples" / "experiments" / name
+        assert "shared/data" not in path.read_text(encoding="utf-8")
+        with pytest.raises(ConfigError, match=r"\$\{DATA\} is the environment variable DATA, which is not set"):
+            load_experiment(path, host.registry)
 
 
 def test_experiment_loads_variants_questions_and_overrides(tmp_path, host):

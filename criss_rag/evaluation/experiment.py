@@ -24,8 +24,10 @@ Errors name the file, the line and what to do next.
 from __future__ import annotations
 
 import json
+import os
 import random
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -277,6 +279,8 @@ def load_experiment(path: str | Path, registry: Registry, *, only_variants: Iter
             else:
                 lines.append(f"{where(loc)}: {key}: {error['msg']} (got {error.get('input')!r})")
         raise ConfigError("\n".join(lines)) from None
+    if expand_environment(raw, (), where):
+        spec = ExperimentSpec.model_validate(raw)
 
     base_dir = path.resolve().parent
     names = [v.name for v in spec.variants]
@@ -382,6 +386,42 @@ def load_experiment(path: str | Path, registry: Registry, *, only_variants: Iter
 
     output = _resolve(base_dir, spec.output) if spec.output else base_dir / "runs" / spec.name
     return Experiment(spec, path, variants, questions, metrics, judges, eval_config, output, counts)
+
+
+_ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def expand_environment(node: Any, loc: tuple[Any, ...], where: Callable[[tuple[Any, ...]], str]) -> bool:
+    """Replace each ``${NAME}`` in the strings of ``node`` (in place) with the environment variable
+    ``NAME``, e.g. ``path: ${DATA}/medquad-cancergov/corpus.jsonl``; whether any was replaced. A
+    variable that is not set is an error naming the file and line."""
+
+    def value_of(match: re.Match[str], at: tuple[Any, ...]) -> str:
+        name = match.group(1)
+        value = os.environ.get(name)
+        if not value:
+            raise ConfigError(
+                f"{where(at)}: {match.group(0)} is the environment variable {name}, which is not set. Set it "
+                f"first: `export {name}=...` (the bundled experiments read the public data sets from "
+                "${DATA}/<set>/...; see docs/benchmarks.md, Data)"
+            )
+        return value
+
+    if isinstance(node, dict):
+        entries: list[tuple[Any, Any]] = list(node.items())
+    elif isinstance(node, list):
+        entries = list(enumerate(node))
+    else:
+        return False
+    changed = False
+    for key, value in entries:
+        at = (*loc, key)
+        if isinstance(value, str) and _ENV_REFERENCE.search(value):
+            node[key] = _ENV_REFERENCE.sub(lambda m, at=at: value_of(m, at), value)
+            changed = True
+        else:
+            changed = expand_environment(value, at, where) or changed
+    return changed
 
 
 def _resolve(base_dir: Path, value: str) -> Path:
