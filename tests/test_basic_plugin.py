@@ -21,13 +21,13 @@ from criss_rag.types import Answer, Citation, Context, Evidence, Hit, Query, Tra
 from criss_rag_basic.analyzers import EnglishAnalyzer, StandardAnalyzer
 from criss_rag_basic.answering import DEFAULT_REFUSALS, EvidenceThreshold, NumberedContext
 from criss_rag_basic.chunkers import SectionChunker, WholeDocumentChunker
-from criss_rag_basic.extractive import NOTICES, ExtractiveGenerator
-from criss_rag_basic.html_text import html_to_text
 from criss_rag_basic.datasets.ncc import NccJsonLoader
-from criss_rag_basic.loaders import JsonlLoader
-from criss_rag_basic.metrics import AnswerBasics
+from criss_rag_basic.extractive import NOTICES, ExtractiveGenerator
 from criss_rag_basic.filters import MetadataFilter
 from criss_rag_basic.fusion import ReciprocalRankFusion
+from criss_rag_basic.html_text import html_to_text
+from criss_rag_basic.loaders import JsonlLoader
+from criss_rag_basic.metrics import AnswerBasics
 from criss_rag_basic.rerankers import Truncate
 
 EXAMPLE_CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus" / "ncc_example.json"

@@ -26,9 +26,9 @@ from criss_rag.testing import FakeLLM, fake_plugin
 from criss_rag.types import Hit, Query, text_node
 from criss_rag_basic.analyzers import StandardAnalyzer
 from criss_rag_basic.concatenate import ConcatenateContext, cl100k, collapse
-from criss_rag_basic.readable_keywords import parse_keyword_reply, surface_keywords
 from criss_rag_basic.keywords import KeywordsTransform, LlmKeywordsTransform
 from criss_rag_basic.multihop import LlmJudgeHop, MissingTermsHop, parse_verdict
+from criss_rag_basic.readable_keywords import parse_keyword_reply, surface_keywords
 from criss_rag_tfidf.retriever import MATRIX_FILE, STATE_FILE, TfIdf
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,6 @@ from criss_rag.plugin_utils import DECLARES_SIGNAL
 from criss_rag.types import Hit, Query
 from criss_rag_basic.filters import as_list
 
-
 # Hangul, kana and Han: scripts written without spaces, so cues are also matched as substrings.
 _CJK = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 
