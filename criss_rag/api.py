@@ -44,7 +44,7 @@ def load_pipeline(config: str | os.PathLike[str], *, overrides: Overrides = (), 
                   show_progress: bool = False) -> Pipeline:
     """The validated pipeline of the YAML file ``config`` (errors: :class:`~criss_rag.errors.ConfigError`,
     naming file, line, stage, component and key)."""
-    return Pipeline.from_file(config, host if host is not None else PluginHost(), _override_items(overrides),
+    return Pipeline.from_file(os.fspath(config), host if host is not None else PluginHost(), _override_items(overrides),
                               show_progress=show_progress)
 
 

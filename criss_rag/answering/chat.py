@@ -52,7 +52,8 @@ class Answers(Protocol):
             history: Iterable[ChatTurn] = ()) -> Answer: ...
 
     def ask_stream(self, question: str, *, filters: Mapping[str, Any] | None = None,
-                   history: Iterable[ChatTurn] = ()) -> Iterator[StreamEvent]: ...
+                   history: Iterable[ChatTurn] = (), progress: bool = False,
+                   cancel: Any = None) -> Iterator[StreamEvent]: ...
 
 # -- the topic of a turn: the cancer it is about ---------------------------------------------------
 

@@ -80,8 +80,8 @@ def apply_policy(text: str, verdicts: list[SentenceSupport], policy: GroundingPo
             continue
         if (policy.citations == "attribute" and not verdict.cited and verdict.supported
                 and verdict.evidence is not None):
-            verdict = verdict.model_copy(update={"cited": [verdict.evidence], "attributed": True})
             add[i] = verdict.evidence
+            verdict = verdict.model_copy(update={"cited": [verdict.evidence], "attributed": True})
         if not verdict.supported and policy.unsupported == "drop":
             drop.add(i)
             dropped.append(verdict)

@@ -41,7 +41,7 @@ def corpus_overrides(ctx: click.Context, config: Path, corpus: Path | None, load
     registry = host_from(ctx).registry
     if loader is None:
         current = pipeline_from(ctx, config, ()).config.one("loader")
-        if corpus.suffix in getattr(current.spec.factory, "suffixes", ()):
+        if current is not None and corpus.suffix in getattr(current.spec.factory, "suffixes", ()):
             loader = current.name
         else:
             matches = [s.name for s in registry.specs("loader") if corpus.suffix in getattr(s.factory, "suffixes", ())]

@@ -26,9 +26,9 @@ def usage_of(response: Any) -> dict[str, int]:
         if source is None:
             continue
         get = source.get if isinstance(source, Mapping) else (lambda key, s=source: getattr(s, key, None))
-        counts = {key: get(key) for key in USAGE_KEYS}
-        if all(isinstance(value, int) for value in counts.values()):
-            return {key: int(value) for key, value in counts.items()}
+        counts = [value for value in map(get, USAGE_KEYS) if isinstance(value, int)]
+        if len(counts) == len(USAGE_KEYS):
+            return dict(zip(USAGE_KEYS, counts, strict=True))
     return {}
 
 

@@ -90,16 +90,21 @@ class ChatSettings(BaseModel):
     a conversation. Not a component: it names no plugin."""
 
     model_config = ConfigDict(extra="forbid")
-    condense_llm: str | None = Field(None, description="key of an LLM under `llms:` that rewrites a follow-up into a "
-                                                       "standalone question; null: the offline heuristic")
+    condense_llm: str | None = Field(
+        default=None,
+        description="key of an LLM under `llms:` that rewrites a follow-up into a standalone question; null: the "
+        "offline heuristic",
+    )
     memory_tokens: int = Field(
-        1500,
+        default=1500,
         ge=0,
         description="the most tokens (cl100k) of earlier turns a session keeps "
         "for condensing and for the generator; older turns drop out first",
     )
-    condense_prompt: str = Field(DEFAULT_CONDENSE_PROMPT, description="the condensing prompt, with {history} and "
-                                                                      "{question}; write other braces as {{ }}")
+    condense_prompt: str = Field(
+        default=DEFAULT_CONDENSE_PROMPT,
+        description="the condensing prompt, with {history} and {question}; write other braces as {{ }}",
+    )
 
 
 @dataclass(frozen=True)
@@ -150,6 +155,14 @@ class PipelineConfig:
         assert not isinstance(value, list), stage
         return value
 
+    def required(self, stage: str) -> ComponentConfig:
+        """The component of a stage every valid config names (``loader``, ``chunker``, ``context``,
+        ``generator``: see :data:`STAGES`)."""
+        value = self.one(stage)
+        if value is None:
+            raise ConfigError(f"{self.source}: stage {stage!r} is required; name a registered component for it")
+        return value
+
     def many(self, stage: str) -> list[ComponentConfig]:
         value = self.components.get(stage)
         return value if isinstance(value, list) else []
@@ -195,7 +208,8 @@ class PipelineConfig:
             item.pop("top_k", None)
             item.pop("languages", None)
         for stage in INGEST_STAGES:
-            items = signature[stage] if isinstance(signature[stage], list) else [signature[stage]]
+            value = signature[stage]
+            items: list[Any] = value if isinstance(value, list) else [value]
             configs = self.many(stage) if stage == "retrievers" else [self.one(stage)]
             for item, cc in zip(items, configs, strict=True):
                 for key in not_in_index_key(cc.params_model_type) if cc else ():
@@ -423,7 +437,7 @@ def _answer_policies(options: dict[str, Any], path: tuple[Any, ...], where: Any,
     from criss_rag.answering.grounding_policy import GroundingPolicy
     from criss_rag.answering.relevance import RelevancePolicy
 
-    checks: list[tuple[type[BaseModel], dict[str, Any], tuple[str, ...]]] = [
+    checks: list[tuple[type[BaseModel], dict[str, Any], tuple[Any, ...]]] = [
         (GroundingPolicy, {k: options[k] for k in ("citations", "unsupported")}, ())]
     if options["relevance"] is not None:
         if not isinstance(options["relevance"], dict):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from criss_rag.config.yaml_source import load_yaml
+from criss_rag.config.yaml_source import LineDict, load_yaml
 from criss_rag.errors import ConfigError
 
 
@@ -39,11 +39,10 @@ def _assign(node: Any, parts: list[str], value: Any, override: str) -> None:
             node = node[index]
         elif isinstance(node, dict):
             if last or part not in node:  # errors about what this sets blame the --set, not a YAML line
-                set_by = getattr(node, "set_by", None)
-                if set_by is None and hasattr(node, "key_lines"):
-                    set_by = node.set_by = {}
-                if set_by is not None:
-                    set_by[part] = override
+                if isinstance(node, LineDict):
+                    if node.set_by is None:
+                        node.set_by = {}
+                    node.set_by[part] = override
             if last:
                 node[part] = value
                 return

@@ -29,6 +29,7 @@ import random
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -107,11 +108,11 @@ class JudgePanelSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     disagreement: float = Field(
-        0.5,
+        default=0.5,
         ge=0,
         description="judges whose scores differ by more than this on any score send the record to the review file",
     )
-    review_file: str = Field("review.jsonl", description="file in the output folder for records to review")
+    review_file: str = Field(default="review.jsonl", description="file in the output folder for records to review")
 
 
 class ReportSpec(BaseModel):
@@ -122,10 +123,11 @@ class ReportSpec(BaseModel):
         default_factory=list,
         description="metrics to compare, plot and correct together (Holm); default: every metric in the records",
     )
-    alpha: float = Field(0.05, gt=0, lt=1, description="significance level after Holm's correction")
-    bootstrap: int = Field(10_000, ge=100, description="bootstrap resamples for the CI of the mean difference")
+    alpha: float = Field(default=0.05, gt=0, lt=1, description="significance level after Holm's correction")
+    bootstrap: int = Field(default=10_000, ge=100, description="bootstrap resamples for the CI of the mean difference")
     holm_family: Literal["pair", "all"] = Field(
-        "pair", description="correct across the metrics of each variant pair, or across every test of the report"
+        default="pair",
+        description="correct across the metrics of each variant pair, or across every test of the report",
     )
 
 
@@ -342,12 +344,12 @@ def load_experiment(path: str | Path, registry: Registry, *, only_variants: Iter
     metrics = _evaluators(spec.metrics, "metrics", "metric", registry, raw, where)
     judges = _evaluators(spec.judges, "judges", "judge", registry, raw, where)
     for evaluator in judges:  # an LLM key a judge names must exist before the first question
-        key = getattr(evaluator.cc.params, "llm", None)
-        if isinstance(key, str) and key not in eval_config.llms:
+        llm_key = getattr(evaluator.cc.params, "llm", None)
+        if isinstance(llm_key, str) and llm_key not in eval_config.llms:
             named = ", ".join(sorted(eval_config.llms)) or "(none)"
             raise ConfigError(
-                f"{where(('judges',))}: judge {evaluator.cc.name!r} uses the LLM {key!r}, but `llms:` names only: "
-                f"{named}. Add it to the experiment, e.g. `llms: {{{key}: {{name: ollama, model: qwen2.5}}}}`"
+                f"{where(('judges',))}: judge {evaluator.cc.name!r} uses the LLM {llm_key!r}, but `llms:` names only: "
+                f"{named}. Add it to the experiment, e.g. `llms: {{{llm_key}: {{name: ollama, model: qwen2.5}}}}`"
             )
 
     questions: list[dict[str, Any]] = []
@@ -417,7 +419,7 @@ def expand_environment(node: Any, loc: tuple[Any, ...], where: Callable[[tuple[A
     for key, value in entries:
         at = (*loc, key)
         if isinstance(value, str) and _ENV_REFERENCE.search(value):
-            node[key] = _ENV_REFERENCE.sub(lambda m, at=at: value_of(m, at), value)
+            node[key] = _ENV_REFERENCE.sub(partial(value_of, at=at), value)
             changed = True
         else:
             changed = expand_environment(value, at, where) or changed

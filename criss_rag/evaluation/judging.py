@@ -101,9 +101,9 @@ def agreement(panels: Iterable[Mapping[str, Any]], *, disagreement: float = 0.5)
             "pearson_r": _pearson(pairs),
         }
     flags = {}
-    for name, pairs in sorted(pairs_flags.items()):
-        flags[name] = {"pairs": len(pairs), "agreement": sum(x == y for x, y in pairs) / len(pairs),
-                       "cohen_kappa": _kappa(pairs)}
+    for name, flag_pairs in sorted(pairs_flags.items()):
+        flags[name] = {"pairs": len(flag_pairs), "agreement": sum(x == y for x, y in flag_pairs) / len(flag_pairs),
+                       "cohen_kappa": _kappa(flag_pairs)}
     return {"scores": scores, "flags": flags}
 
 

@@ -56,9 +56,10 @@ class ReportOptions:
     ratings: list[Path] = field(default_factory=list)
     out: Path | None = None
 
-    def resolved(self, manifest: dict[str, Any]) -> ReportOptions:
+    def resolved(self, manifest: dict[str, Any]) -> ResolvedOptions:
+        """These options with every ``None`` taken from the run's ``report:`` settings (or their defaults)."""
         saved = manifest.get("report") or {}
-        return ReportOptions(
+        return ResolvedOptions(
             metrics=list(self.metrics or saved.get("metrics") or []),
             alpha=self.alpha if self.alpha is not None else float(saved.get("alpha", 0.05)),
             bootstrap=self.bootstrap if self.bootstrap is not None else int(saved.get("bootstrap", 10_000)),
@@ -66,6 +67,19 @@ class ReportOptions:
             seed=self.seed if self.seed is not None else int(manifest.get("seed", 13)),
             ratings=list(self.ratings), out=self.out,
         )
+
+
+@dataclass(frozen=True)
+class ResolvedOptions:
+    """:class:`ReportOptions` with every setting decided."""
+
+    metrics: list[str]
+    alpha: float
+    bootstrap: int
+    holm_family: str
+    seed: int
+    ratings: list[Path]
+    out: Path | None
 
 
 def load_run(run_dir: Path) -> tuple[dict[str, Any], list[RunRecord], list[RunRecord]]:
@@ -116,9 +130,9 @@ def scored_values(record: RunRecord, about_refusals: list[str] | set[str]) -> di
     return values
 
 
-def build_report(run_dir: Path, options: ReportOptions) -> dict[str, Any]:
+def build_report(run_dir: Path, asked: ReportOptions) -> dict[str, Any]:
     manifest, records, errors = load_run(run_dir)
-    options = options.resolved(manifest)
+    options = asked.resolved(manifest)
     variants = [v for v in manifest.get("variants", {}) if any(r.variant == v for r in records)]
     about_refusals = refusal_metrics(manifest)
     table: dict[str, dict[str, dict[str, float]]] = {}  # metric -> variant -> qid -> value
@@ -132,7 +146,7 @@ def build_report(run_dir: Path, options: ReportOptions) -> dict[str, Any]:
             f"no values for metric(s) {', '.join(unknown)} in {run_dir}; metrics present: {', '.join(sorted(table))}"
         )
     metrics = wanted or sorted(table, key=_metric_order)
-    degenerate = {m: value for m in metrics if (value := constant_value(table[m])) is not None}
+    degenerate = {m: constant for m in metrics if (constant := constant_value(table[m])) is not None}
     aliases: dict[str, list[str]] = {}
     if not wanted:  # metrics asked for by name are reported as asked
         varying, aliases = collapse_duplicates(table, [m for m in metrics if m not in degenerate])
@@ -240,7 +254,7 @@ def _describe(values: list[float]) -> dict[str, Any]:
 
 
 def _comparisons(table: dict[str, dict[str, dict[str, float]]], metrics: list[str], variants: list[str],
-                 options: ReportOptions) -> list[dict[str, Any]]:
+                 options: ResolvedOptions) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for a, b in combinations(variants, 2):
         for metric in metrics:
@@ -283,20 +297,24 @@ def _quartiles(values: list[float]) -> tuple[float | None, float | None]:
     return q[0], q[2]
 
 
+def _group_value(record: RunRecord, field_name: str) -> Any:
+    """The value a record's question has for a report group (``question_set``: the set it came from)."""
+    return record.question_set if field_name == "question_set" else record.question.get(field_name)
+
+
 def _groups(records: list[RunRecord], variants: list[str], metrics: list[str], configured: list[str],
             about_refusals: list[str]) -> dict[str, Any]:
     fields = configured or [f for f in DEFAULT_GROUPS if any(f in r.question or f == "question_set" for r in records)]
     out: dict[str, Any] = {}
     for name in fields:
-        value_of = (lambda r: r.question_set) if name == "question_set" else (lambda r, n=name: r.question.get(n))
-        counts = Counter(str(value_of(r)) for r in records if value_of(r) not in (None, ""))
+        counts = Counter(str(_group_value(r, name)) for r in records if _group_value(r, name) not in (None, ""))
         if len(counts) < 1 or (len(counts) == 1 and not configured):
             continue
         groups = {}
         for value, _ in counts.most_common(MAX_GROUP_VALUES):
             cell = {}
             for v in variants:
-                mine = [r for r in records if r.variant == v and str(value_of(r)) == value]
+                mine = [r for r in records if r.variant == v and str(_group_value(r, name)) == value]
                 values = [scored_values(r, about_refusals) for r in mine]
                 cell[v] = {"n": len(mine), "refused": sum(1 for r in mine if r.refused),
                            "metrics": {m: _describe([x[m] for x in values if m in x]) for m in metrics}}

@@ -271,7 +271,7 @@ def metric_view(question: Mapping[str, Any], record: RunRecord) -> dict[str, Any
     """What metrics and judges receive as ``question``: the question's fields plus ``_gold``,
     ``_evidence``, ``_retrieved``, ``_variant`` and ``_request_filters``."""
     view = {k: v for k, v in question.items() if not k.startswith("_")}
-    gold = next((question[f] for f in GOLD_FIELDS if question.get(f) not in (None, [], "")), [])
+    gold: str | list[Any] = next((question[f] for f in GOLD_FIELDS if question.get(f) not in (None, [], "")), [])
     view["_gold"] = [gold] if isinstance(gold, str) else [str(g) for g in gold]
     view["_evidence"] = record.evidence
     view["_retrieved"] = record.retrieved
@@ -326,13 +326,18 @@ class DirectAnswerer:
 
     It stands in for an engine in the runner (``ask``, ``pipeline``, ``manifest.key``)."""
 
-    def __init__(self, variant: Variant, llm: Any) -> None:
+    def __init__(self, variant: Variant, llm: Any, versions: dict[str, str]) -> None:
+        if variant.no_retrieval is None or variant.direct_llm is None:
+            raise ValueError(f"variant {variant.name!r} is not a no-retrieval baseline (no `no_retrieval:` LLM)")
         self.variant = variant
+        self.spec = variant.no_retrieval
+        self.llm_name = variant.direct_llm.name
         self.llm = llm
+        self._versions = versions  # the LLM's plugin -> its version
         self.pipeline = self  # plugin_versions() below
         self.manifest = type("NoIndex", (), {"key": ""})()
         self.index_dir = None
-        self.model = str(getattr(getattr(llm, "metadata", None), "model_name", "") or variant.direct_llm.name)
+        self.model = str(getattr(getattr(llm, "metadata", None), "model_name", "") or self.llm_name)
 
     def plugin_versions(self) -> dict[str, str]:
         return self._versions
@@ -340,11 +345,10 @@ class DirectAnswerer:
     def ask(self, question: str, *, filters: Mapping[str, Any] | None = None) -> Answer:
         from criss_rag.types import StageTrace, Trace
 
-        spec = self.variant.no_retrieval
         started = time.perf_counter()
-        text = str(self.llm.complete(spec.prompt.replace("{question}", question.strip())).text).strip()
+        text = str(self.llm.complete(self.spec.prompt.replace("{question}", question.strip())).text).strip()
         trace = Trace(config_hash=self.variant.config_hash, plugins=self._versions, stages=[
-            StageTrace(stage="generate", component=f"no-retrieval ({self.variant.direct_llm.name})", n_in=0, n_out=0,
+            StageTrace(stage="generate", component=f"no-retrieval ({self.llm_name})", n_in=0, n_out=0,
                        ms=_ms(started), notes={"model": self.model})])
         return Answer(question=question.strip(), text=text, generator=f"{self.model} (no retrieval)", trace=trace)
 
@@ -352,12 +356,11 @@ class DirectAnswerer:
 def _open(variant: Variant, host: PluginHost, progress: bool, eval_pipeline: Pipeline | None = None) -> Any:
     if variant.no_retrieval is not None:
         assert eval_pipeline is not None and variant.direct_llm is not None
-        answerer = DirectAnswerer(
-            variant, eval_pipeline.llm(variant.no_retrieval.llm, requested_by=f"variant {variant.name}")
-        )
         plugin = variant.direct_llm.spec.plugin
-        answerer._versions = {plugin: host.versions().get(plugin, "")}
-        return answerer
+        return DirectAnswerer(
+            variant, eval_pipeline.llm(variant.no_retrieval.llm, requested_by=f"variant {variant.name}"),
+            {plugin: host.versions().get(plugin, "")},
+        )
     pipeline = RecordingPipeline(variant.config, host, show_progress=progress)
     try:
         return RecordingEngine.open(pipeline, build_if_missing=True)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal, overload
+
 from llama_index.core.schema import BaseNode
 from llama_index.core.storage.docstore import SimpleDocumentStore
+from llama_index.core.storage.kvstore.simple_kvstore import SimpleKVStore
 
 
 class ChunkStore(SimpleDocumentStore):
@@ -17,13 +20,23 @@ class ChunkStore(SimpleDocumentStore):
     as the bundled ones do).
     """
 
-    def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003 - SimpleDocumentStore's own
-        super().__init__(*args, **kwargs)
+    def __init__(self, simple_kvstore: SimpleKVStore | None = None, namespace: str | None = None,
+                 batch_size: int = 1) -> None:
+        super().__init__(simple_kvstore, namespace, batch_size)
         self._nodes: dict[str, BaseNode] = {}
 
-    def get_node(self, node_id: str, raise_error: bool = True) -> BaseNode | None:  # type: ignore[override]
+    @overload
+    def get_node(self, node_id: str, raise_error: Literal[True] = True) -> BaseNode: ...
+
+    @overload
+    def get_node(self, node_id: str, raise_error: Literal[False] = False) -> BaseNode | None: ...
+
+    def get_node(self, node_id: str, raise_error: bool = True) -> BaseNode | None:
         # a node built before is returned at once (LlamaIndex's get_node checks its type every call)
-        return self._nodes.get(node_id) or super().get_node(node_id, raise_error=raise_error)
+        node = self._nodes.get(node_id)
+        if node is not None:
+            return node
+        return super().get_node(node_id, raise_error=True) if raise_error else super().get_node(node_id, False)
 
     def get_document(self, doc_id: str, raise_error: bool = True) -> BaseNode | None:
         node = self._nodes.get(doc_id)

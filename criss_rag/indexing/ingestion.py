@@ -63,7 +63,7 @@ def pipeline_index_key(pipeline: Pipeline) -> str:
 
 def load_documents(pipeline: Pipeline) -> tuple[list[Document], list[tuple[str, str]]]:
     """The loader's documents (ids checked unique) and the items it skipped, with why."""
-    loader_cc = pipeline.config.one("loader")
+    loader_cc = pipeline.config.required("loader")
     loader = pipeline.build(loader_cc)
     documents = pipeline.call("loader", loader_cc.name, lambda: list(loader.load()))
     skipped = [(str(item), str(reason)) for item, reason in getattr(loader, "skipped", None) or []]
@@ -178,7 +178,8 @@ def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Pr
             previous.manifest.source_fingerprint = source
             previous.manifest.write(previous.directory)
         return _up_to_date(store, previous, started, diff, skipped)
-    incremental = previous is not None and not force
+    base = previous if previous is not None and not force else None  # the version an incremental build extends
+    incremental = base is not None
     progress.note(f"{_counts_text(diff)}" + ("" if incremental else "; building every retriever whole"))
 
     # 1. chunk the documents that are new or changed (all of them for a whole build)
@@ -193,9 +194,9 @@ def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Pr
         fresh_ids -= set(failed)
     by_doc = _chunks_by_document(new_chunks, fresh_ids, pipeline)
     # 2. the chunks that leave every retriever, and the whole new corpus in document order
-    removed_ids = previous.table.chunk_ids(diff.changed + diff.deleted) if incremental else []
+    removed_ids = base.table.chunk_ids(diff.changed + diff.deleted) if base is not None else []
     with progress.step("reading the current index"):
-        kept = _kept_chunks(previous, diff.unchanged) if incremental else {}
+        kept = _kept_chunks(base, diff.unchanged) if base is not None else {}
     chunks = [c for doc in documents for c in (by_doc.get(doc.doc_id) or kept.get(doc.doc_id, []))]
     if not chunks:
         raise DataError(f"{pipeline.config.source}: the chunker produced no chunks (are the documents empty?)")
@@ -207,7 +208,7 @@ def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Pr
                 for item, message in getattr(pipeline.one("loader"), "warnings", None) or []] + warnings
     for warning in warnings:  # the report carries them (`criss-rag ingest` prints it): logged below WARNING,
         log.info("%s", warning)  # so that a warning is shown once, not also by logging's last-resort handler
-    table = _new_table(documents, hashes, by_doc, previous.table if incremental else None)
+    table = _new_table(documents, hashes, by_doc, base.table if base is not None else None)
     embedded_before, cached_before = pipeline.embedded_total, pipeline.from_cache_total
     # 3. `new_chunks` is everything this run embeds: computed ahead on an executor (a no-op locally),
     #    the retrievers then take each vector from the embedding cache.
@@ -225,7 +226,7 @@ def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Pr
             retrievers = pipeline.many("retrievers")
         for cc, retriever in retrievers:
             target = directory / RETRIEVERS / cc.label
-            old = previous.directory / RETRIEVERS / cc.label if incremental else None
+            old = base.directory / RETRIEVERS / cc.label if base is not None else None
             with progress.step(f"retriever {cc.label}"):
                 actions[cc.label] = _index(
                     pipeline, cc, retriever, chunks, new_chunks, removed_ids, old, target, because
@@ -276,7 +277,7 @@ def _ingest_locked(pipeline: Pipeline, store: IndexStore, key: str, progress: Pr
     )
 
 
-def _index(pipeline: Pipeline, cc: Any, retriever: Any, chunks: list[BaseNode], added: list[BaseNode],
+def _index(pipeline: Pipeline, cc: Any, retriever: Any, chunks: list[BaseNode], added: Sequence[BaseNode],
            removed_ids: list[str], old: Path | None, target: Path, because: dict[str, str]) -> str:
     """Update one retriever from its previous files, or build it whole; returns what was done."""
     update = getattr(retriever, "update", None)
@@ -300,7 +301,7 @@ def _chunk(pipeline: Pipeline, documents: list[Document], progress: Progress) ->
     the others: incremental ingest chunks only what changed). A batch the chunker fails on is
     chunked again one document at a time; the documents that still fail are returned with why
     (``doc_id -> reason``) instead of stopping the ingest."""
-    chunker_cc = pipeline.config.one("chunker")
+    chunker_cc = pipeline.config.required("chunker")
     chunker = pipeline.build(chunker_cc)
     chunks: list[TextNode] = []
     failed: dict[str, str] = {}
@@ -334,7 +335,7 @@ def _chunks_by_document(chunks: list[TextNode], doc_ids: set[str], pipeline: Pip
         doc_id = str(chunk.metadata["doc_id"])
         if doc_id not in doc_ids:
             raise DataError(
-                f"chunker {pipeline.config.one('chunker').name!r} produced chunk {chunk.node_id!r} with "
+                f"chunker {pipeline.config.required('chunker').name!r} produced chunk {chunk.node_id!r} with "
                 f"doc_id {doc_id!r}, which is not one of the documents it was given; a chunk's `doc_id` "
                 "metadata must name the document it came from"
             )
@@ -357,7 +358,7 @@ def _check_unique_ids(chunks: Sequence[BaseNode], pipeline: Pipeline) -> None:
     dupes = [node_id for node_id, n in counts.items() if n > 1]
     if dupes:
         raise DataError(
-            f"chunker {pipeline.config.one('chunker').name!r} gave the same chunk id to several chunks "
+            f"chunker {pipeline.config.required('chunker').name!r} gave the same chunk id to several chunks "
             f"({', '.join(dupes[:5])}); chunk ids must be unique across the corpus"
         )
 

@@ -496,7 +496,7 @@ class InlineExecutor:
 
 
 def _make_fake_plugin() -> SimpleNamespace:
-    registrations = {
+    registrations: dict[str, list[tuple[str, Any]]] = {
         "register_loaders": [("fake-loader", FakeLoader)],
         "register_chunkers": [("fake-chunker", FakeChunker)],
         "register_embeddings": [("fake-hash", hash_embedding), ("fake-counting", counting_embedding)],
@@ -577,7 +577,8 @@ def replaced(text: AnyStr, old: AnyStr, new: AnyStr, *more: AnyStr) -> AnyStr:
     """
     if len(more) % 2:
         raise TypeError(f"replaced() takes old/new pairs; the last one, {more[-1]!r}, has no replacement")
-    pairs: list[tuple[AnyStr, AnyStr]] = [(old, new), *zip(more[::2], more[1::2], strict=True)]
+    pairs: list[tuple[AnyStr, AnyStr]] = [(old, new)]
+    pairs.extend(zip(more[::2], more[1::2], strict=True))
     for old_text, new_text in pairs:
         if old_text not in text:
             more_text = "..." if len(text) > 200 else ""
