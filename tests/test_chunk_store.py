@@ -39,3 +39,5 @@ def test_all_chunks_and_missing_ids_behave_like_llama_index(store):
     with pytest.raises(ValueError, match="not found"):
         store.get_node("nope")
     assert store.get_document("nope", raise_error=False) is None
+    assert store.get_node("nope", raise_error=False) is None
+    assert store.get_node("ja-1", raise_error=False) is store.get_node("ja-1")

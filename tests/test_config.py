@@ -30,6 +30,14 @@ def test_valid_config_resolves_defaults(host, tmp_path):
     assert config.index_dir == tmp_path / ".criss_rag/index"
 
 
+def test_a_required_stage_is_its_component_and_a_missing_one_is_an_error(host, tmp_path):
+    config = load_pipeline_config(write(tmp_path, FAKE_PIPELINE_YAML), host.registry)
+    assert config.required("loader") is config.one("loader") is not None
+    assert config.one("verifier") is None
+    with pytest.raises(ConfigError, match=r"pipe\.yaml: stage 'verifier' is required"):
+        config.required("verifier")
+
+
 def test_unknown_component_lists_registered_names_with_file_and_line(host, tmp_path):
     path = write(tmp_path, replaced(FAKE_PIPELINE_YAML, "generator: {name: fake-echo}", "generator: {name: gpt-5}"))
     with pytest.raises(ConfigError) as err:

@@ -20,7 +20,7 @@ from criss_rag.evaluation.experiment import load_experiment
 from criss_rag.evaluation.records import RECORDS, RunRecord, read_records
 from criss_rag.evaluation.report import ReportOptions, build_report, write_report
 from criss_rag.evaluation.review import export_sheet, import_ratings, krippendorff_alpha_interval
-from criss_rag.evaluation.runner import run_experiment
+from criss_rag.evaluation.runner import DirectAnswerer, run_experiment
 from criss_rag.testing import plugin_host, replaced
 from criss_rag.types import Generation
 
@@ -158,6 +158,12 @@ def test_the_bundled_experiments_read_their_data_from_the_data_variable(host, mo
         assert "shared/data" not in path.read_text(encoding="utf-8")
         with pytest.raises(ConfigError, match=r"\$\{DATA\} is the environment variable DATA, which is not set"):
             load_experiment(path, host.registry)
+
+
+def test_a_direct_answerer_is_only_for_a_no_retrieval_variant(tmp_path, host):
+    experiment = load_experiment(make_experiment(tmp_path), host.registry)
+    with pytest.raises(ValueError, match="'plain' is not a no-retrieval baseline"):
+        DirectAnswerer(experiment.variants[0], llm=None, versions={})
 
 
 def test_experiment_loads_variants_questions_and_overrides(tmp_path, host):
