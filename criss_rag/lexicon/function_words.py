@@ -6,7 +6,8 @@ Negations are never function words (a test checks each list against
 :data:`criss_rag.lexicon.facet_words.NEGATION`), and neither are the words that say *which*
 question is asked: when, where, why, who (time, place, reason, person), modal verbs (can, should,
 must), comparison words (more, than, over), and, or. Only the frame of a question (what, which,
-how) is dropped.
+how) is dropped. This is not the stopword list of retrieval and sentence alignment, which drops
+when, where, can, more and the like: :mod:`criss_rag.lexicon.stopwords`.
 """
 
 from __future__ import annotations
