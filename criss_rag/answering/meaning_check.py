@@ -66,6 +66,13 @@ SINGLE_SENTENCE = 0.75
 #: share of each clause's content terms the cited passages must contain
 CLAUSE_THRESHOLD = 0.4
 
+#: a clause added to a restated sentence: no passage sentence holds this share of its terms ...
+ADDED_COVERAGE = 0.6
+#: ... and this many of its terms are in no cited passage ...
+ADDED_ABSENT = 1
+#: ... while another clause of the sentence has this share of its terms in one passage sentence
+RESTATED = 0.9
+
 Terms = Callable[[str, str | None], frozenset[str]]  # (text, language) -> terms
 
 _EN_ITEM_CLAUSE = re.compile(r"[,;:()]|\s(?:but|whereas|while|although|though|because|so|which|who)\s")
@@ -106,7 +113,31 @@ def clauses(text: str, language: str, joins: bool = True) -> list[str]:
     """``text`` cut at commas, semicolons and the conjunctions that join clauses (``joins=False``:
     not at "and" / "or", which join items as often as clauses)."""
     pattern = _CLAUSE.get(language, _CLAUSE["en"]) if joins or language != "en" else _EN_ITEM_CLAUSE
-    return [c.strip() for c in pattern.split(text if language != "en" else f" {text} ") if c and c.strip()]
+    pieces = _kept(pattern).split(text if language != "en" else f" {text} ")
+    out: list[str] = []
+    for i in range(0, len(pieces), 2):
+        part = pieces[i].strip()
+        if not part:
+            continue
+        if out and _fragment(part, language):  # with the comma or the conjunction that cut it off
+            out[-1] = f"{out[-1]}{pieces[i - 1]}{part}".strip()
+        else:
+            out.append(part)
+    return out
+
+
+@lru_cache(maxsize=16)
+def _kept(pattern: re.Pattern) -> re.Pattern:
+    """``pattern`` with its match kept by :meth:`re.Pattern.split`."""
+    return re.compile(f"({pattern.pattern})")
+
+
+def _fragment(part: str, language: str) -> bool:
+    """Whether a piece cut off at a comma or a conjunction is too short to say anything on its own
+    ("... aged 11 or 12 years old": "12 years old"), and belongs to the clause before it."""
+    if language == "en":
+        return len(part.split()) <= 3
+    return len(re.sub(r"[\s。．.！？!?]", "", part)) <= 3
 
 
 @lru_cache(maxsize=2048)
@@ -199,10 +230,11 @@ class MeaningSupport:
             problems.append(
                 SentenceProblem.of("not_in_evidence", f"{len(missing)} of {len(terms)} terms ({shown})", first)
             )
-        for clause in clauses(text, language):
-            clause_terms = self.terms(clause, language)
+        parts = [(c, self.terms(c, language)) for c in clauses(text, language)]
+        for clause, clause_terms in parts:
             if len(clause_terms) >= 3 and _coverage(clause_terms, everything) < self.clause_threshold:
                 problems.append(SentenceProblem.of("not_in_evidence", f"'{clause}'", first))
+        problems += self._added(parts, pool, everything, first)
         claim = read(text, language)
         aligned = _merge([s.reading for s in unit])
         wide = _merge([p.reading for p in passages])
@@ -234,6 +266,33 @@ class MeaningSupport:
                 )
         problems = list({(p.kind, p.what): p for p in reversed(problems)}.values())[::-1]  # one per item
         return not problems, score, first, problems
+
+    def _added(
+        self, parts: list[tuple[str, frozenset[str]]], pool: list[Sentence], everything: frozenset[str], number: int
+    ) -> list[SentenceProblem]:
+        """A clause added to a restated passage sentence: when one clause of the sentence is (nearly)
+        all in one passage sentence, another clause that no passage sentence holds ``ADDED_COVERAGE``
+        of, with terms that no cited passage has, says something the evidence does not ("Radiotherapy
+        is usually followed by chemotherapy, which cures it within a year")."""
+        claimed = frozenset().union(*(t for _, t in parts))
+        best = [max(pool, key=lambda s: (_coverage(t, s.terms), -len(s.terms))) if len(t) >= 2 else None
+                for _, t in parts]
+        problems = []
+        for i, (clause, terms) in enumerate(parts):
+            held = best[i]
+            absent = terms - everything
+            if held is None or _coverage(terms, held.terms) >= ADDED_COVERAGE or len(absent) < ADDED_ABSENT:
+                continue
+            # another clause restates a passage sentence and leaves out fewer of its terms than this
+            # clause brings: nothing of that sentence was left for this clause to reword
+            if any(
+                b is not None and j != i and _coverage(parts[j][1], b.terms) >= RESTATED
+                and len(b.terms - claimed) < len(absent)
+                for j, b in enumerate(best)
+            ):
+                problems.append(SentenceProblem.of("not_in_evidence", f"'{clause}' (added to what it restates)",
+                                                   number))
+        return problems
 
     def _align(
         self, terms: frozenset[str], pool: list[Sentence], parts: Sequence[frozenset[str]] = ()

@@ -188,13 +188,13 @@ def standard(text: str, language: str) -> str | None:
 
 _STRONGER = {
     "en": re.compile(
-        r"\b(?:always|every|everyone|all\s+(?:patients|people|cases|types|forms|kinds)|completely|entirely|"
+        r"\b(?:always|every(?!\s+\d)|everyone|all\s+(?:patients|people|cases|types|forms|kinds)|completely|entirely|"
         r"guarantee[sd]?|certainly|definitely|invariably|without\s+exception)\b"
         r"|\bthe\s+(?:more|higher|greater|larger|longer|earlier|stronger)\b.{1,60}\bthe\s+(?:more|higher|"
         r"greater|less|lower|better|worse|stronger|larger)\b"
     ),
     "ko": re.compile(r"항상|언제나|모든|반드시|완전히|예외\s*없이|확실히|[을를]?수록"),
-    "ja": re.compile(r"必ず|常に|いつも|すべての|全ての|完全に|確実に|例外なく|ほど"),
+    "ja": re.compile(r"必ず|常に|いつも|すべての|全ての|完全に|確実に|例外なく|(?<![日年月間分度人回個割歳台])ほど"),
     "zh": re.compile(r"所有|一定|总是|完全|彻底|必定|肯定|毫无例外|越.{1,8}越"),
 }
 

@@ -22,10 +22,10 @@ NOT_NEGATING: dict[str, re.Pattern] = {
         r"\bnot\s+(?:only|just|merely|simply)\b|\bno\s+matter\b|\bwhether\s+or\s+not\b|"
         r"\bif\s+not\s+all\b|\bnot\s+least\b|\bnothing\s+but\b"
     ),
-    "ko": re.compile(r"뿐(?:만)?\s*(?:아니라|아니고)|[을를]\s*비롯|아니면"),
+    "ko": re.compile(r"뿐(?:만)?\s*(?:아니라|아니고)|[을를]\s*비롯|아니면|밖에\s*(?:안\s*|[가-힣]{1,3}지\s*)?(?:않|없|못|안)"),
     "ja": re.compile(
         r"だけ(?:で)?(?:は)?なく|のみならず|ばかりでなく|に限らず|にかかわらず|に関わらず|少な|危な|必ず|わずか|まず|"
-        r"ないし|いずれ|絶えず|相変わらず|思わず"
+        r"ないし|いずれ|絶えず|相変わらず|思わず|有無|しか[^、。]{0,10}?(?:ない|ません)"
     ),
     "zh": re.compile(
         r"不仅|不但|不只|不光|不止|不同|不断|不少|不久|不过|不论|不管|无论|未来|非常|差不多|并不只|"

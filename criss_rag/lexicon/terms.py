@@ -28,7 +28,7 @@ _EN_STOP = frozenset(
     were what when where which who whom why will with would you your also about over under up down out off very just
     only both either each any some all other another same much many one ones who whose while whereas although though
     because since often usually most more less called known include includes including like well even still yet per
-    via among within without""".split())
+    via among within without somewhere roughly approximately around between just whatever whichever whenever""".split())
 _EN_SPELLING = {"tumour": "tumor", "tumours": "tumor", "tumors": "tumor", "growths": "tumor", "growth": "tumor",
                 "physician": "doctor", "physicians": "doctor", "doctors": "doctor", "commonest": "common",
                 "oesophagus": "esophagus", "haemorrhage": "hemorrhage", "anaemia": "anemia", "centre": "center",

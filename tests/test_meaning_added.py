@@ -1,0 +1,94 @@
+"""The sentence check on an answer sentence that restates a passage sentence and adds a clause of
+its own, and the readings that keep faithful restatements from being taken for edits: a short piece
+cut off at "or" belongs to its clause, a range said without "about" is the passage's "about" range,
+有無 ("whether or not") negates nothing, ほど after a counted number is "about", and hedge words
+are not content."""
+
+from __future__ import annotations
+
+from llama_index.core.schema import NodeWithScore
+
+from criss_rag.answering.meaning_check import MeaningSupport, clauses
+from criss_rag.lexicon.directions import stronger
+from criss_rag.lexicon.negation import negation_count
+from criss_rag.lexicon.quantities import Quantity, same_quantity
+from criss_rag.lexicon.terms import content_terms
+from criss_rag.types import Context, Evidence, Hit, Query, SentenceSupport, text_node
+
+
+def judge(claim: str, *passages: str) -> SentenceSupport:
+    evidence = tuple(Evidence(i, Hit(NodeWithScore(node=text_node(f"p{i}", p), score=1.0)), p)
+                     for i, p in enumerate(passages, 1))
+    sentence = SentenceSupport(text=claim, cited=list(range(1, len(passages) + 1)))
+    (verdict,) = MeaningSupport().verify(Query(text=""), [sentence], Context(evidence, ""))
+    return verdict
+
+
+HORMONE = "Hormone therapy is usually taken for five years after surgery. Hot flushes are a common side effect."
+KO_FATIGUE = "방사선 치료를 받는 동안 피로감이 흔하다. 피로는 대개 치료가 끝나고 몇 주 안에 회복된다."
+ZH_SCAN = "肺癌高危人群建议每年做一次低剂量螺旋CT检查。吸烟者的风险更高。"
+
+
+def test_a_clause_added_to_a_restated_sentence_is_not_in_evidence():
+    added = judge("Hormone therapy is usually taken for five years after surgery, and it halves the chance of "
+                  "dying from breast tumours.", HORMONE)
+    assert not added.supported
+    assert any("added to what it restates" in p.what for p in added.problems)
+    ko = judge("방사선 치료를 받는 동안 피로감이 흔하며, 철분제를 먹으면 금방 낫는다.", KO_FATIGUE)
+    assert not ko.supported
+    zh = judge("肺癌高危人群建议每年做一次低剂量螺旋CT检查，查出结节后须立即手术切除。", ZH_SCAN)
+    assert not zh.supported
+
+
+def test_two_restated_sentences_are_no_added_clause():
+    both = judge("Hormone therapy is usually taken for five years after surgery, and hot flushes are a common "
+                 "side effect.", HORMONE)
+    assert both.supported, both.why
+    ko = judge("방사선 치료를 받는 동안 피로감이 흔하고, 피로는 대개 치료가 끝나고 몇 주 안에 회복된다.", KO_FATIGUE)
+    assert ko.supported, ko.why
+
+
+def test_a_short_piece_cut_off_at_or_belongs_to_its_clause():
+    assert clauses("It is offered to boys and girls at 11 or 12 years old.", "en") == [
+        "It is offered to boys and girls at 11 or 12 years old."
+    ]
+    assert clauses("Surgery is an option, or radiotherapy alone when surgery is not possible.", "en") == [
+        "Surgery is an option", "radiotherapy alone when surgery is not possible."
+    ]
+
+
+def test_a_range_said_without_about_is_the_passages_about_range():
+    assert same_quantity(Quantity("range", "15-20", "%"), Quantity("~", "15-20", "%"))
+    assert not same_quantity(Quantity(">", "15", "%"), Quantity("<", "15", "%"))
+
+
+def test_whether_or_not_negates_nothing_in_japanese():
+    assert negation_count("手術の前にリンパ節転移の有無を調べます", "ja") == 0
+    assert negation_count("リンパ節転移は無いことが多い", "ja") == 1
+
+
+def test_hodo_after_a_counted_number_is_about_not_a_correlation():
+    assert stronger("治療開始から3週間ほどで皮膚が赤くなります", "ja") == []
+    assert stronger("年齢が上がるほど危険が高くなります", "ja") != []
+
+
+def test_hedge_words_are_not_content():
+    terms = content_terms("somewhere between 10 and 20 percent of patients relapse, whatever their age", "en")
+    assert not terms & {"somewher", "between", "whatever"}
+
+
+def test_only_said_with_a_negative_verb_negates_nothing():
+    # 밖에 ... 않다 / しか ... ない say "only", as "not only" says "also"
+    assert negation_count("치료할 수 있는 환자는 4명 중 1명밖에 되지 않는다", "ko") == 0
+    assert negation_count("치료할 수 있는 환자는 25%밖에 안 된다", "ko") == 0
+    assert negation_count("手術できるのは4人に1人しかいません", "ja") == 0
+    assert negation_count("이 환자는 수술할 수 없다", "ko") == 1
+
+
+def test_shares_in_every_form():
+    from criss_rag.lexicon.claims import read
+
+    assert [str(q) for q in read("about 3 in every 10 patients relapse", "en").quantities] == ["about 30%"]
+    assert [str(q) for q in read("네 명 중 한 명이 재발합니다", "ko").quantities] == ["25%"]
+    assert [str(q) for q in read("约两成五的患者会复发", "zh").quantities] == ["about 25%"]
+    assert stronger("3 in every 10 patients relapse", "en") == []
