@@ -92,3 +92,41 @@ def test_shares_in_every_form():
     assert [str(q) for q in read("네 명 중 한 명이 재발합니다", "ko").quantities] == ["25%"]
     assert [str(q) for q in read("约两成五的患者会复发", "zh").quantities] == ["about 25%"]
     assert stronger("3 in every 10 patients relapse", "en") == []
+
+
+# -- what a passage implies without naming it ------------------------------------------------------
+
+def test_a_population_said_as_a_clause_is_that_population():
+    passage = "Lung adenocarcinoma with an EGFR change is found more often in people who have never smoked."
+    assert judge("EGFR-changed lung adenocarcinoma is found more often in never-smokers.", passage).supported
+    assert not judge("EGFR-changed lung adenocarcinoma is found more often in smokers.", passage).supported
+    assert not judge("Lung adenocarcinoma with an EGFR change is found more often in people who still smoke.",
+                     passage).supported
+    ja = "喫煙者が膀胱がんになる危険は、たばこを吸わない人の約3倍です。"
+    assert judge("喫煙者が膀胱がんになる危険は、吸わない人の約3倍です。", ja).supported
+    assert not judge("喫煙者が膀胱がんになる危険は、たばこを吸う人の約3倍です。", ja).supported
+
+
+def test_an_age_of_eighteen_or_more_implies_adults():
+    passage = "Women are offered mammography every two years from age 50."
+    assert judge("Adult women are offered mammography every two years from age 50.", passage).supported
+    assert not judge("Adults are offered the vaccine at age 12.", "The vaccine is offered at age 12.").supported
+
+
+def test_serum_names_a_blood_test():
+    passage = "간경변 환자는 6개월마다 혈청 AFP 검사를 받는다."
+    assert judge("간경변 환자는 6개월마다 AFP 혈액검사를 받는다.", passage).supported
+
+
+def test_a_tumour_surgery_removes_is_resectable():
+    removed = "About a quarter of patients have a tumour that can be removed with surgery."
+    assert judge("About a quarter of patients have an operable tumour.", removed).supported
+    not_removed = "In most patients the tumour cannot be removed with surgery."
+    assert not judge("In most patients the tumour is operable.", not_removed).supported
+
+
+def test_a_result_that_comes_back_is_no_recurrence():
+    from criss_rag.lexicon.claims import read
+
+    assert read("If the biopsy comes back negative, no treatment is needed.", "en").disease == set()
+    assert read("If the cancer comes back, more treatment is needed.", "en").disease == {"recurrent"}

@@ -164,6 +164,7 @@ def _merge(readings: Sequence[Reading]) -> Reading:
         merged.directions |= r.directions
         merged.standard = merged.standard or r.standard
         merged.negations += r.negations
+        merged.implied |= r.implied
     return merged
 
 
@@ -237,6 +238,9 @@ class MeaningSupport:
         problems += self._added(parts, pool, everything, first)
         claim = read(text, language)
         aligned = _merge([s.reading for s in unit])
+        states = set().union(*(_implied_states(s.reading) for s in unit))
+        aligned.disease |= states
+        implied = aligned.implied | states | _aged(claim, aligned)  # items the evidence implies, not names
         wide = _merge([p.reading for p in passages])
         problems += self._compare(claim, aligned, wide, first)
         nearest = sorted(pool, key=lambda s: -len(terms & s.terms))[:4]
@@ -251,7 +255,7 @@ class MeaningSupport:
         if not problems:
             rest = " ".join(s.text for p in passages if p.number == first for s in p.sentences if s is not unit[0])
             change = single_change(text, unit[0].text, language, context=rest)
-            if change is not None:
+            if change is not None and change[0] not in implied:
                 said, instead = change
                 problems.append(SentenceProblem.of("changed", f"'{said}'", first, f"'{instead}'" if instead else ""))
             exchanged = swapped(text, unit[0].text, language, reorder=not (claim.standard or aligned.standard))
@@ -348,7 +352,8 @@ class MeaningSupport:
             if facet == "biomarker":
                 values = {v for v in values if not _marker_agrees(v, near.get(facet, set()))}
             problems += _items("entity", values, near.get(facet, set()), far.get(facet, set()), number, label=facet)
-        problems += _items("population", claim.population, aligned.population, wide.population, number)
+        problems += _items("population", claim.population, aligned.population | _aged(claim, aligned),
+                           wide.population, number)
         for value in sorted(claim.directions - aligned.directions - wide.directions):
             if value.split(":")[0] in _ABSENT_DIMENSIONS:
                 problems.append(SentenceProblem.of("direction", _direction(value), number))
@@ -502,6 +507,26 @@ class MeaningSupport:
                 )
                 break
         return problems
+
+
+def _implied_states(reading: Reading) -> set[str]:
+    """Disease states a passage sentence implies without naming them: a tumour that surgery removes
+    (surgery named, nothing negated) is resectable."""
+    return {"resectable"} if "surgery" in reading.entities.get("treatment", set()) and not reading.negations else set()
+
+
+def _aged(claim: Reading, aligned: Reading) -> set[str]:
+    """The age groups an age both say implies: 18 or more is an adult, 65 or more also elderly
+    ("adults ... from the age of 45" where the passage says "people ... at age 45")."""
+    ages = [q for q in claim.quantities if q.unit == "y" and any(_same_quantity(q, o) for o in aligned.quantities)]
+    groups = set()
+    for age in ages:
+        low = min(float(v) for v in age.value.split("-"))
+        if low >= 18:
+            groups.add("adult")
+        if low >= 65:
+            groups.add("elderly")
+    return groups
 
 
 def _decisive_label(sentence: str, claim: str) -> bool:

@@ -27,6 +27,29 @@ from criss_rag.lexicon.quantities import Quantity, before_numbers, quantities, s
 #: entity categories compared value by value (a sentence naming one the passage does not is unsupported)
 ENTITY_FACETS = ("subtype", "site", "treatment", "test", "drug", "biomarker", "line")
 
+#: what the question lexicon does not read in a declarative sentence: a population said as a clause
+#: ("people who have never smoked"), a test named by what it samples (serum = a blood test)
+_SAID: dict[str, list[tuple[re.Pattern, str, str]]] = {
+    "en": [(re.compile(r"\b(?:have|has|had|who)\s+never\s+smoked\b|\bnever\s+smoked\b"), "population", "non-smoker"),
+           (re.compile(r"\b(?:who|that)\s+(?:still\s+|currently\s+|now\s+)?smoke[sd]?\b|\bcurrently\s+smoke\b"),
+            "population", "smoker"),
+           (re.compile(r"\bserum\b"), "test", "blood-test")],
+    "ko": [(re.compile(r"(?:담배를|흡연을)\s*(?:피우지|하지)\s*않(?:은|는)|흡연(?:한)?\s*(?:적|경험)이\s*없는"),
+            "population", "non-smoker"),
+           (re.compile(r"(?:담배를|흡연을)\s*(?:피우|하)는|흡연하는"), "population", "smoker"),
+           (re.compile(r"혈청"), "test", "blood-test")],
+    "ja": [(re.compile(r"(?:(?:たばこ|タバコ|煙草)を)?吸(?:わない|ったことがない)|喫煙(?:しない|歴のない|したことがない)"),
+            "population", "non-smoker"),
+           (re.compile(r"(?:たばこ|タバコ|煙草)を吸う|吸う人|喫煙する"), "population", "smoker"),
+           (re.compile(r"血清"), "test", "blood-test")],
+    "zh": [(re.compile(r"(?:从不|从未|不)(?:吸烟|抽烟)的"), "population", "non-smoker"),
+           (re.compile(r"(?:吸烟|抽烟)的人"), "population", "smoker"),
+           (re.compile(r"血清"), "test", "blood-test")],
+}
+#: a test result said with "come back", which the lexicon reads as a recurrence
+_RESULT = re.compile(r"\b(?:comes?|came|coming)\s+back\s+(?=(?:as\s+)?(?:positive|negative|normal|abnormal|clear)\b)")
+
+
 @dataclass
 class Reading:
     """What one sentence (or clause) says, item by item."""
@@ -41,6 +64,7 @@ class Reading:
     standard: str | None = None                          # the side a comparison is made against
     negations: int = 0
     rest: str = ""                                       # the text with the items above blanked
+    implied: set[str] = field(default_factory=set)       # items read from what the sentence says (_SAID)
 
 
 def _lexicon(text: str, language: str) -> tuple[dict[str, set[str]], str]:
@@ -98,7 +122,16 @@ def read(text: str, language: str | None = None) -> Reading:
         text = re.sub(r"n't\b", " not", text).replace("cannot", "can not")
     text = shares(text, language)
     compared_with = standard(text, language)
+    if language == "en":
+        text = _RESULT.sub(lambda m: " " * len(m.group(0)), text)
+    said: dict[str, set[str]] = {}
+    for pattern, facet, value in _SAID.get(language, ()):
+        if pattern.search(text):
+            said.setdefault(facet, set()).add(value)
+            text = pattern.sub(lambda m: " " * len(m.group(0)), text)  # "never smoked" negates nothing
     lexed, text = _lexicon(text, language)
+    for facet, values in said.items():
+        lexed.setdefault(facet, set()).update(values)
     found_quantities, text = quantities(text)
     entities = {facet: set(lexed.get(facet, ())) for facet in ENTITY_FACETS if lexed.get(facet)}
     markers = set(biomarker) | set(lexed.get("biomarker", ()))
@@ -115,6 +148,7 @@ def read(text: str, language: str | None = None) -> Reading:
         standard=compared_with,
         negations=negation_count(text, language),
         rest=text,
+        implied=set().union(*said.values()) if said else set(),
     )
 
 
@@ -128,5 +162,7 @@ def blanked(text: str, language: str) -> str:
     for pattern, facet, _, _ in LEXICON.get(language, LEXICON["en"]):
         if facet in ("aspect", "direction", "timing"):
             continue
+        out = pattern.sub(lambda m: " " * len(m.group(0)), out)
+    for pattern, _, _ in _SAID.get(language, ()):
         out = pattern.sub(lambda m: " " * len(m.group(0)), out)
     return out
