@@ -130,3 +130,42 @@ def test_a_result_that_comes_back_is_no_recurrence():
 
     assert read("If the biopsy comes back negative, no treatment is needed.", "en").disease == set()
     assert read("If the cancer comes back, more treatment is needed.", "en").disease == {"recurrent"}
+
+
+# -- how often, hedges, correlations, a clause's own sentence ----------------------------------------
+
+def test_how_often_is_read_in_one_form():
+    from criss_rag.lexicon.claims import read
+
+    def said(text: str, language: str) -> list[str]:
+        return [str(q) for q in read(text, language).quantities]
+
+    assert said("便潜血検査は年1回受けます", "ja") == said("便潜血検査は1年に1度受けます", "ja") == ["1 years"]
+    assert said("隔年で受けます", "ja") == said("2年に1回受けます", "ja") == ["2 years"]
+    assert said("격년으로 받습니다", "ko") == said("2년에 한 번 받습니다", "ko") == said("2년마다 받습니다", "ko")
+    assert said("每年一次", "zh") == said("一年一次", "zh") == said("每年", "zh") == ["1 years"]
+    assert said("screened once a year", "en") == said("screened every year", "en") == ["1 years"]
+    passage = "40歳以上の人は、年1回の便潜血検査を受けます。"
+    assert judge("40歳以上の人は、便潜血検査を1年に1度受けます。", passage).supported
+    assert not judge("40歳以上の人は、便潜血検査を3年に1度受けます。", passage).supported
+
+
+def test_chinese_hedges_are_not_content():
+    assert not content_terms("化疗后一周左右白细胞降到最低", "zh") & {"左右", "周左", "右白"}
+    assert content_terms("大约两成患者能手术", "zh") == content_terms("两成患者能手术", "zh")
+
+
+def test_a_correlation_may_restate_a_gradual_change():
+    passage = "禁煙すると、年数がたつにつれて肺がんのリスクは下がっていきます。"
+    assert judge("禁煙すると、年数がたつほど肺がんのリスクは下がっていきます。", passage).supported
+    flat = "禁煙すると、肺がんのリスクは下がります。"
+    assert not judge("禁煙すると、年数がたつほど肺がんのリスクは下がっていきます。", flat).supported
+    over_time = "After people quit smoking, their risk of lung cancer falls over time."
+    assert judge("The longer people have quit smoking, the lower their risk of lung cancer.", over_time).supported
+    assert not judge("The longer people have quit smoking, the lower their risk of lung cancer.",
+                     "After people quit smoking, their risk of lung cancer falls.").supported
+
+
+def test_a_clause_is_aligned_with_the_sentence_that_holds_it_best():
+    passages = ("肺癌中约85%为非小细胞肺癌，其余为小细胞肺癌。", "第一期非小细胞肺癌通常以手术切除为主要治疗。")
+    assert judge("非小细胞肺癌占肺癌的85%，其中第一期通常以手术切除为主要治疗。", *passages).supported

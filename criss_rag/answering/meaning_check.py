@@ -52,7 +52,7 @@ from criss_rag.answering.sentence_check import claim_text
 from criss_rag.language.text import detect_language, split_sentences
 from criss_rag.lexicon.claims import Reading, blanked, read
 from criss_rag.lexicon.claims import prepare as _prepare
-from criss_rag.lexicon.directions import contradicted, stronger
+from criss_rag.lexicon.directions import contradicted, gradual, stronger
 from criss_rag.lexicon.edits import single_change, swapped
 from criss_rag.lexicon.negation import negated_scopes, without_non_negating
 from criss_rag.lexicon.quantities import same_quantity as _same_quantity
@@ -82,6 +82,7 @@ _CLAUSE = {
     "ja": re.compile(r"[,;:()，、；：（）]"),
     "zh": re.compile(r"[,;:()，、；：（）]"),
 }
+_CORRELATION = re.compile(r"^the\s|수록|ほど|越")  # a stronger word that is a correlation, not a universal
 _STAGE_TERM = re.compile(r"^(?:stage|grade|gleason):|^[TNM](?:[0-4]|is|x)")
 _ABSENT_DIMENSIONS = ("side", "vessel", "order")
 
@@ -249,7 +250,8 @@ class MeaningSupport:
         problems += self._negation(text, language, unit)
         passage_text = " ".join(s.text for p in passages for s in p.sentences)
         for word in stronger(prepare_text(text, language), language):
-            if not stronger(prepare_text(passage_text, language), language):
+            ground = prepare_text(passage_text, language)
+            if not stronger(ground, language) and not (_CORRELATION.search(word) and gradual(ground, language)):
                 problems.append(SentenceProblem.of("not_in_evidence", f"'{word}' (a stronger claim)", first))
                 break
         if not problems:
@@ -321,11 +323,11 @@ class MeaningSupport:
                 uncovered -= best.terms
         for part in parts:
             held = frozenset().union(*(s.terms for s in unit))
-            if len(part) < 2 or _coverage(part, held) >= 0.6 or len(unit) >= 4:
+            if len(part) < 2 or _coverage(part, held) >= 1.0 or len(unit) >= 4:
                 continue
             best = max(pool, key=lambda s: len(part & s.terms))
-            if best not in unit and _coverage(part, best.terms) >= 0.6:
-                unit.append(best)
+            if best not in unit and _coverage(part, best.terms) >= max(0.6, _coverage(part, held) + 1e-9):
+                unit.append(best)  # the sentence that holds the clause best, when the others hold less of it
         return unit
 
     # -- decisive items ---------------------------------------------------------------------------

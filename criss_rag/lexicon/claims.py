@@ -94,6 +94,38 @@ def _each_stage(match: re.Match) -> str:
     return re.sub(_STAGE_VALUE, lambda m: f"{word} {m.group(0)}", match.group(2))
 
 
+_EVERY: dict[str, list[tuple[re.Pattern, str]]] = {
+    "en": [(re.compile(r"\b(?:once\s+(?:a|per|every)\s+year|every\s+year|annually|yearly)\b", re.I), "every 1 years"),
+           (re.compile(r"\bevery\s+(?:other|second)\s+year\b", re.I), "every 2 years")],
+    "ja": [(re.compile(r"(?:(\d+)(年|か月|ヶ月|カ月|週間|週)に|(年|月|週)|(\d+)(年|か月|ヶ月|カ月|週間|週)で)(?:1|一)(?:回|度)"), ""),
+           (re.compile(r"隔年"), "2年ごと"), (re.compile(r"毎年"), "1年ごと")],
+    "ko": [(re.compile(r"(\d+)\s*(년|개월|달|주)\s*에\s*(?:한|1)\s*번씩?"), ""),
+           (re.compile(r"격년"), "2년마다"), (re.compile(r"매년|해마다"), "1년마다")],
+    "zh": [(re.compile(r"(?:(\d+)(年|个月|周)|(年))(?:1|一)次"), ""),
+           (re.compile(r"隔年"), "每2年"), (re.compile(r"每年(?:1次|一次)?"), "每1年")],
+}
+_EVERY_UNIT = {"年": "年", "か月": "か月", "ヶ月": "か月", "カ月": "か月", "週間": "週", "週": "週", "月": "か月",
+               "년": "년", "개월": "개월", "달": "개월", "주": "주", "个月": "个月", "周": "周"}
+
+
+def _every(text: str, language: str) -> str:
+    """How often, in one form per language: 年1回 = 1年に1度 = 毎年 = "1年ごと", 隔年 = 2年に1回 =
+    "2年ごと", 매년 = 1년에 한 번 = "1년마다", 每年一次 = 一年一次 = "每1年", "once a year" = "every 1 years"."""
+    for pattern, into in _EVERY.get(language, ()):
+        if into:
+            text = pattern.sub(into, text)
+            continue
+
+        def every(match: re.Match) -> str:
+            groups = [g for g in match.groups()]
+            number = next((g for g in groups if g and g.isdigit()), "1")
+            unit = _EVERY_UNIT.get(next((g for g in groups if g and not g.isdigit()), "年"), "年")
+            return {"ja": f"{number}{unit}ごと", "ko": f"{number}{unit}마다"}.get(language, f"每{number}{unit}")
+
+        text = pattern.sub(every, text)
+    return text
+
+
 def prepare(text: str, language: str) -> str:
     """The normal form both sides are read in: NFKC, one dash and apostrophe, Simplified Chinese,
     numbers as digits (:func:`~criss_rag.lexicon.normalize.normalize_numbers`), coordinated stages
@@ -101,7 +133,7 @@ def prepare(text: str, language: str) -> str:
     text = normalize(text).replace("（", "(").replace("）", ")")
     if language == "zh":
         text = simplified(text)
-    text = normalize_numbers(before_numbers(text))
+    text = _every(normalize_numbers(before_numbers(text)), language)
     text = _COORDINATED.sub(_each_stage, text)
     if language == "en":
         text = _facets._EN_ACRONYM_RE.sub(_facets._acronym, text)

@@ -199,6 +199,22 @@ _STRONGER = {
 }
 
 
+#: a passage's gradual change ("as years pass", につれて, とともに, 随着, 에 따라): the ground a
+#: correlation in an answer sentence ("the longer ..., the lower", ほど, -수록, 越...越) may stand on
+_GRADUAL = {
+    "en": re.compile(r"\b(?:with\s+(?:age|time)|over\s+time|as\s+\w+(?:\s+\w+)?\s+(?:increases?|rises?|grows?|"
+                     r"goes\s+up|pass(?:es)?|gets?\s+older)|the\s+(?:more|longer|higher|greater))\b"),
+    "ko": re.compile(r"에\s*따라|수록|할수록|와\s*함께|과\s*함께"),
+    "ja": re.compile(r"につれ|とともに|に伴い|に従い|ほど"),
+    "zh": re.compile(r"随着|越.{1,8}越|逐渐"),
+}
+
+
+def gradual(text: str, language: str) -> bool:
+    """Whether ``text`` says something changes with something else (:data:`_GRADUAL`)."""
+    return bool(_GRADUAL.get(language, _GRADUAL["en"]).search(text))
+
+
 def stronger(text: str, language: str) -> list[str]:
     """The words of ``text`` that make a claim universal or certain ("always", 모든, 必ず, 所有) or
     a correlation ("the more ... the more", -수록, ほど, 越...越)."""

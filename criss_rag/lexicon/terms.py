@@ -51,6 +51,7 @@ _ZH_STOP = re.compile(
     r"[的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧很更较]"
 )
 _HAN_RUN = re.compile(r"[一-龥]+")
+_ZH_HEDGE = re.compile(r"大约|大概|左右|上下|约|仅|只有|只")  # about, only: not what a sentence is about
 
 
 def _without_compared_words(text: str, language: str) -> str:
@@ -125,7 +126,7 @@ def content_terms(text: str, language: str | None = None) -> frozenset[str]:
             found.update(_bigrams(run))
         found.update(w for w in _LATIN.findall(text.lower()) if not w.isdigit())
     else:
-        for run in _HAN_RUN.findall(_ZH_STOP.sub(" ", text)):
+        for run in _HAN_RUN.findall(_ZH_STOP.sub(" ", _ZH_HEDGE.sub(" ", text))):
             found.update(_bigrams(run))
         found.update(w for w in _LATIN.findall(text.lower()) if not w.isdigit())
     return frozenset(found)
