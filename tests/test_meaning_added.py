@@ -169,3 +169,28 @@ def test_a_correlation_may_restate_a_gradual_change():
 def test_a_clause_is_aligned_with_the_sentence_that_holds_it_best():
     passages = ("肺癌中约85%为非小细胞肺癌，其余为小细胞肺癌。", "第一期非小细胞肺癌通常以手术切除为主要治疗。")
     assert judge("非小细胞肺癌占肺癌的85%，其中第一期通常以手术切除为主要治疗。", *passages).supported
+
+
+# -- a negating suffix, one scale for change and level, non-...-invasive -------------------------------
+
+def test_a_negating_suffix_is_a_negation_about_its_word():
+    passage = "Early kidney cancer is usually painless and is often found by chance on a scan."
+    assert not judge("Early kidney cancer is usually painful and is often found by chance on a scan.",
+                     passage).supported
+    assert judge("Early kidney cancer, usually without pain, is often found by chance on a scan.", passage).supported
+    assert negation_count("regardless of age, unless it has spread", "en") == 0
+
+
+def test_a_change_and_a_level_are_one_scale():
+    passage = "People who exercise regularly have a lower risk of colon cancer."
+    assert not judge("In people who exercise regularly, the risk of colon cancer rises.", passage).supported
+    assert judge("In people who exercise regularly, the risk of colon cancer is lower.", passage).supported
+
+
+def test_non_something_invasive_is_not_invasive():
+    from criss_rag.lexicon.claims import read
+
+    assert read("Non-muscle-invasive bladder tumours are removed through the urethra.", "en").disease == {
+        "non-invasive"}
+    passage = "Non-muscle-invasive bladder tumours are removed through the urethra."
+    assert not judge("Muscle-invasive bladder tumours are removed through the urethra.", passage).supported

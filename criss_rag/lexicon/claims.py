@@ -94,6 +94,7 @@ def _each_stage(match: re.Match) -> str:
     return re.sub(_STAGE_VALUE, lambda m: f"{word} {m.group(0)}", match.group(2))
 
 
+_NON_INVASIVE = re.compile(r"\bnon-?\s*[a-z]+-invasive\b", re.I)  # non-muscle-invasive: not invasive (yet)
 _EVERY: dict[str, list[tuple[re.Pattern, str]]] = {
     "en": [(re.compile(r"\b(?:once\s+(?:a|per|every)\s+year|every\s+year|annually|yearly)\b", re.I), "every 1 years"),
            (re.compile(r"\bevery\s+(?:other|second)\s+year\b", re.I), "every 2 years")],
@@ -137,6 +138,7 @@ def prepare(text: str, language: str) -> str:
     text = _COORDINATED.sub(_each_stage, text)
     if language == "en":
         text = _facets._EN_ACRONYM_RE.sub(_facets._acronym, text)
+        text = _NON_INVASIVE.sub("non-invasive", text)
     return text
 
 

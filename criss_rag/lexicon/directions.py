@@ -148,14 +148,22 @@ def directions(text: str, language: str) -> set[str]:
 def contradicted(claim: set[str], evidence: set[str]) -> list[tuple[str, str]]:
     """``(claim value, evidence value)`` for each dimension on which the evidence says only the other sign."""
     out = []
+    theirs = {_one_scale(v) for v in evidence}
     for value in sorted(claim):
-        dimension = value.split(":")[0]
-        if value in evidence:
+        dimension = _one_scale(value).split(":")[0]
+        if value in evidence or _one_scale(value) in theirs:
             continue
-        others = sorted(v for v in evidence if v.split(":")[0] == dimension)
+        others = sorted(v for v in evidence if _one_scale(v).split(":")[0] == dimension)
         if others:
             out.append((value, others[0]))
     return out
+
+
+def _one_scale(value: str) -> str:
+    """A change and a level compare on one scale: "raises their risk" is not "lowers their risk"
+    (a change) nor "a lower risk" (a level)."""
+    dimension, _, sign = value.partition(":")
+    return f"level:{sign}" if dimension == "change" else value
 
 
 # -- the standard of a comparison -------------------------------------------------------------------

@@ -20,6 +20,7 @@ from criss_rag.lexicon.claims import prepare
 from criss_rag.lexicon.directions import CUES as DIRECTION_CUES
 from criss_rag.lexicon.facet_words import LEXICON
 from criss_rag.lexicon.negation import CUES as NEGATION_CUES
+from criss_rag.lexicon.negation import LESS as NEGATION_LESS
 from criss_rag.lexicon.quantities import shares
 
 _EN_STOP = frozenset(
@@ -58,6 +59,8 @@ def _without_compared_words(text: str, language: str) -> str:
     """``text`` with negation cues and frequency words ("usually", 보통, 通常, 一般) blanked: the
     check compares them apart (polarity, directions), so a sentence that rewords them ("一般没有疼痛"
     for "通常不伴有疼痛") still aligns with its passage sentence."""
+    if language == "en":  # "painless" is about pain: the word stays, its negating suffix goes
+        text = NEGATION_LESS.sub(lambda m: m.group(1) + "    ", text)
     if language != "ko":  # Korean cues are verb stems inside words: those words are left out after stemming
         text = NEGATION_CUES.get(language, NEGATION_CUES["en"]).sub(lambda m: " " * len(m.group(0)), text)
     for pattern, value in DIRECTION_CUES.get(language, DIRECTION_CUES["en"]):
