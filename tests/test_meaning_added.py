@@ -194,3 +194,11 @@ def test_non_something_invasive_is_not_invasive():
         "non-invasive"}
     passage = "Non-muscle-invasive bladder tumours are removed through the urethra."
     assert not judge("Muscle-invasive bladder tumours are removed through the urethra.", passage).supported
+
+
+def test_a_chinese_word_reworded_keeps_a_character_of_the_passages_word():
+    passage = "长期吸烟和饮酒会增加口腔癌的风险。"
+    assert judge("长年抽烟喝酒，口腔癌的危险会增加。", passage).supported
+    assert judge("放疗引起的红肿多为暂时性的。", "放射治疗引起的皮肤发红和肿胀大多是暂时的。").supported
+    assert not judge("长期吸烟和饮酒会增加口腔癌的风险，每天喝绿茶可以治好口腔癌。", passage).supported
+    assert not judge("长期吸烟和饮酒会降低口腔癌的风险。", passage).supported
