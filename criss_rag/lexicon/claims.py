@@ -38,7 +38,8 @@ _SAID: dict[str, list[tuple[re.Pattern, str, str]]] = {
             "population", "non-smoker"),
            (re.compile(r"(?:담배를|흡연을)\s*(?:피우|하)는|흡연하는"), "population", "smoker"),
            (re.compile(r"혈청"), "test", "blood-test")],
-    "ja": [(re.compile(r"(?:(?:たばこ|タバコ|煙草)を)?吸(?:わない|ったことがない)|喫煙(?:しない|歴のない|したことがない)"),
+    "ja": [(re.compile(r"(?:(?:たばこ|タバコ|煙草)を)?吸(?:わない|ったことがない)|"
+                       r"喫煙(?:しない|歴のない|したことがない)"),
             "population", "non-smoker"),
            (re.compile(r"(?:たばこ|タバコ|煙草)を吸う|吸う人|喫煙する"), "population", "smoker"),
            (re.compile(r"血清"), "test", "blood-test")],
@@ -98,7 +99,8 @@ _NON_INVASIVE = re.compile(r"\bnon-?\s*[a-z]+-invasive\b", re.I)  # non-muscle-i
 _EVERY: dict[str, list[tuple[re.Pattern, str]]] = {
     "en": [(re.compile(r"\b(?:once\s+(?:a|per|every)\s+year|every\s+year|annually|yearly)\b", re.I), "every 1 years"),
            (re.compile(r"\bevery\s+(?:other|second)\s+year\b", re.I), "every 2 years")],
-    "ja": [(re.compile(r"(?:(\d+)(年|か月|ヶ月|カ月|週間|週)に|(年|月|週)|(\d+)(年|か月|ヶ月|カ月|週間|週)で)(?:1|一)(?:回|度)"), ""),
+    "ja": [(re.compile(r"(?:(\d+)(年|か月|ヶ月|カ月|週間|週)に|(年|月|週)|(\d+)(年|か月|ヶ月|カ月|週間|週)で)"
+                       r"(?:1|一)(?:回|度)"), ""),
            (re.compile(r"隔年"), "2年ごと"), (re.compile(r"毎年"), "1年ごと")],
     "ko": [(re.compile(r"(\d+)\s*(년|개월|달|주)\s*에\s*(?:한|1)\s*번씩?"), ""),
            (re.compile(r"격년"), "2년마다"), (re.compile(r"매년|해마다"), "1년마다")],

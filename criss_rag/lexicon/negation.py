@@ -22,7 +22,9 @@ NOT_NEGATING: dict[str, re.Pattern] = {
         r"\bnot\s+(?:only|just|merely|simply)\b|\bno\s+matter\b|\bwhether\s+or\s+not\b|"
         r"\bif\s+not\s+all\b|\bnot\s+least\b|\bnothing\s+but\b"
     ),
-    "ko": re.compile(r"뿐(?:만)?\s*(?:아니라|아니고)|[을를]\s*비롯|아니면|밖에\s*(?:안\s*|[가-힣]{1,3}지\s*)?(?:않|없|못|안)"),
+    "ko": re.compile(
+        r"뿐(?:만)?\s*(?:아니라|아니고)|[을를]\s*비롯|아니면|밖에\s*(?:안\s*|[가-힣]{1,3}지\s*)?(?:않|없|못|안)"
+    ),
     "ja": re.compile(
         r"だけ(?:で)?(?:は)?なく|のみならず|ばかりでなく|に限らず|にかかわらず|に関わらず|少な|危な|必ず|わずか|まず|"
         r"ないし|いずれ|絶えず|相変わらず|思わず|有無|しか[^、。]{0,10}?(?:ない|ません)"

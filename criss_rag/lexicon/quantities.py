@@ -46,7 +46,8 @@ _CJK_SHARE = re.compile(
     rf"({_HAN})\s*{_COUNTER}\s*(?:中|가운데|중|のうち|之中|当中|に)\s*(?:就|会)?有?\s*{_APPROX}({_HAN}|한(?=\s*명))"
     rf"\s*{_COUNTER}"
 )
-_TENTHS_AND_ONE = re.compile(r"([一二两兩三四五六七八九])成([一二三四五六七八九])(?![成一二三四五六七八九十\d])")  # 一成五 = 15%
+# tenths and one more digit: 一成五 = 15%
+_TENTHS_AND_ONE = re.compile(r"([一二两兩三四五六七八九])成([一二三四五六七八九])(?![成一二三四五六七八九十\d])")
 _EN_SHARE = re.compile(r"\b(?:(\d+)\s+(?:to|or|-)\s+)?(\d+)\s+(?:in(?:\s+every)?|out\s+of|of\s+every)\s+(\d+)\b")
 _FRACTION = re.compile(rf"({_HAN})\s*(?:分之|分の|분의)\s*({_HAN})")
 _EN_FRACTION = re.compile(r"\b(a|1|2|3|4|5|6|7|8|9)[\s-](third|quarter|fifth|tenth)s?\b")
