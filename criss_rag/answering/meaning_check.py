@@ -52,7 +52,7 @@ from criss_rag.answering.sentence_check import claim_text
 from criss_rag.language.text import detect_language, split_sentences
 from criss_rag.lexicon.claims import Reading, blanked, read
 from criss_rag.lexicon.claims import prepare as _prepare
-from criss_rag.lexicon.directions import contradicted, stronger
+from criss_rag.lexicon.directions import contradicted, gradual, stronger
 from criss_rag.lexicon.edits import single_change, swapped
 from criss_rag.lexicon.negation import negated_scopes, without_non_negating
 from criss_rag.lexicon.quantities import same_quantity as _same_quantity
@@ -66,6 +66,13 @@ SINGLE_SENTENCE = 0.75
 #: share of each clause's content terms the cited passages must contain
 CLAUSE_THRESHOLD = 0.4
 
+#: a clause added to a restated sentence: no passage sentence holds this share of its terms ...
+ADDED_COVERAGE = 0.6
+#: ... and this many of its terms are in no cited passage ...
+ADDED_ABSENT = 1
+#: ... while another clause of the sentence has this share of its terms in one passage sentence
+RESTATED = 0.9
+
 Terms = Callable[[str, str | None], frozenset[str]]  # (text, language) -> terms
 
 _EN_ITEM_CLAUSE = re.compile(r"[,;:()]|\s(?:but|whereas|while|although|though|because|so|which|who)\s")
@@ -75,6 +82,7 @@ _CLAUSE = {
     "ja": re.compile(r"[,;:()，、；：（）]"),
     "zh": re.compile(r"[,;:()，、；：（）]"),
 }
+_CORRELATION = re.compile(r"^the\s|수록|ほど|越")  # a stronger word that is a correlation, not a universal
 _STAGE_TERM = re.compile(r"^(?:stage|grade|gleason):|^[TNM](?:[0-4]|is|x)")
 _ABSENT_DIMENSIONS = ("side", "vessel", "order")
 
@@ -106,7 +114,31 @@ def clauses(text: str, language: str, joins: bool = True) -> list[str]:
     """``text`` cut at commas, semicolons and the conjunctions that join clauses (``joins=False``:
     not at "and" / "or", which join items as often as clauses)."""
     pattern = _CLAUSE.get(language, _CLAUSE["en"]) if joins or language != "en" else _EN_ITEM_CLAUSE
-    return [c.strip() for c in pattern.split(text if language != "en" else f" {text} ") if c and c.strip()]
+    pieces = _kept(pattern).split(text if language != "en" else f" {text} ")
+    out: list[str] = []
+    for i in range(0, len(pieces), 2):
+        part = pieces[i].strip()
+        if not part:
+            continue
+        if out and _fragment(part, language):  # with the comma or the conjunction that cut it off
+            out[-1] = f"{out[-1]}{pieces[i - 1]}{part}".strip()
+        else:
+            out.append(part)
+    return out
+
+
+@lru_cache(maxsize=16)
+def _kept(pattern: re.Pattern) -> re.Pattern:
+    """``pattern`` with its match kept by :meth:`re.Pattern.split`."""
+    return re.compile(f"({pattern.pattern})")
+
+
+def _fragment(part: str, language: str) -> bool:
+    """Whether a piece cut off at a comma or a conjunction is too short to say anything on its own
+    ("... aged 11 or 12 years old": "12 years old"), and belongs to the clause before it."""
+    if language == "en":
+        return len(part.split()) <= 3
+    return len(re.sub(r"[\s。．.！？!?]", "", part)) <= 3
 
 
 @lru_cache(maxsize=2048)
@@ -133,7 +165,22 @@ def _merge(readings: Sequence[Reading]) -> Reading:
         merged.directions |= r.directions
         merged.standard = merged.standard or r.standard
         merged.negations += r.negations
+        merged.implied |= r.implied
     return merged
+
+
+_HAN = re.compile(r"^[一-龥]{2}$")
+
+
+def _soft_coverage(terms: frozenset[str], other: frozenset[str]) -> float:
+    """:func:`_coverage` for Chinese and Japanese, where a Han bigram the passage lacks counts when
+    one of its characters is in a Han bigram of the passage: a reworded word keeps a character of
+    the passage's word more often than not (抽烟 / 吸烟, 掉发 / 脱发, 喝酒 / 饮酒). Only the share of
+    a sentence and of its clauses found in the evidence reads it; the decisive items, the changed
+    span and an added clause are compared as written."""
+    chars = {c for t in other if _HAN.match(t) for c in t}
+    held = sum(1 for t in terms if t in other or (_HAN.match(t) and (t[0] in chars or t[1] in chars)))
+    return held / len(terms) if terms else 0.0
 
 
 def _coverage(terms: frozenset[str], other: frozenset[str]) -> float:
@@ -190,7 +237,7 @@ class MeaningSupport:
         first = unit[0].number
         titles = frozenset().union(*(p.title_terms for p in passages if p.number in {s.number for s in unit}))
         covered = frozenset().union(*(s.terms for s in unit)) | titles
-        score = _coverage(terms, covered)
+        score = _soft_coverage(terms, covered) if language in ("zh", "ja") else _coverage(terms, covered)
         everything = frozenset().union(*(p.terms for p in passages))
         problems: list[SentenceProblem] = []
         if score < self.threshold:
@@ -199,12 +246,17 @@ class MeaningSupport:
             problems.append(
                 SentenceProblem.of("not_in_evidence", f"{len(missing)} of {len(terms)} terms ({shown})", first)
             )
-        for clause in clauses(text, language):
-            clause_terms = self.terms(clause, language)
-            if len(clause_terms) >= 3 and _coverage(clause_terms, everything) < self.clause_threshold:
+        parts = [(c, self.terms(c, language)) for c in clauses(text, language)]
+        for clause, clause_terms in parts:
+            held = _soft_coverage(clause_terms, everything) if language in ("zh", "ja") else None
+            if len(clause_terms) >= 3 and (held or _coverage(clause_terms, everything)) < self.clause_threshold:
                 problems.append(SentenceProblem.of("not_in_evidence", f"'{clause}'", first))
+        problems += self._added(parts, pool, everything, first)
         claim = read(text, language)
         aligned = _merge([s.reading for s in unit])
+        states = set().union(*(_implied_states(s.reading) for s in unit))
+        aligned.disease |= states
+        implied = aligned.implied | states | _aged(claim, aligned)  # items the evidence implies, not names
         wide = _merge([p.reading for p in passages])
         problems += self._compare(claim, aligned, wide, first)
         nearest = sorted(pool, key=lambda s: -len(terms & s.terms))[:4]
@@ -213,13 +265,14 @@ class MeaningSupport:
         problems += self._negation(text, language, unit)
         passage_text = " ".join(s.text for p in passages for s in p.sentences)
         for word in stronger(prepare_text(text, language), language):
-            if not stronger(prepare_text(passage_text, language), language):
+            ground = prepare_text(passage_text, language)
+            if not stronger(ground, language) and not (_CORRELATION.search(word) and gradual(ground, language)):
                 problems.append(SentenceProblem.of("not_in_evidence", f"'{word}' (a stronger claim)", first))
                 break
         if not problems:
             rest = " ".join(s.text for p in passages if p.number == first for s in p.sentences if s is not unit[0])
             change = single_change(text, unit[0].text, language, context=rest)
-            if change is not None:
+            if change is not None and change[0] not in implied:
                 said, instead = change
                 problems.append(SentenceProblem.of("changed", f"'{said}'", first, f"'{instead}'" if instead else ""))
             exchanged = swapped(text, unit[0].text, language, reorder=not (claim.standard or aligned.standard))
@@ -234,6 +287,33 @@ class MeaningSupport:
                 )
         problems = list({(p.kind, p.what): p for p in reversed(problems)}.values())[::-1]  # one per item
         return not problems, score, first, problems
+
+    def _added(
+        self, parts: list[tuple[str, frozenset[str]]], pool: list[Sentence], everything: frozenset[str], number: int
+    ) -> list[SentenceProblem]:
+        """A clause added to a restated passage sentence: when one clause of the sentence is (nearly)
+        all in one passage sentence, another clause that no passage sentence holds ``ADDED_COVERAGE``
+        of, with terms that no cited passage has, says something the evidence does not ("Radiotherapy
+        is usually followed by chemotherapy, which cures it within a year")."""
+        claimed = frozenset().union(*(t for _, t in parts))
+        best = [max(pool, key=lambda s: (_coverage(t, s.terms), -len(s.terms))) if len(t) >= 2 else None
+                for _, t in parts]
+        problems = []
+        for i, (clause, terms) in enumerate(parts):
+            held = best[i]
+            absent = terms - everything
+            if held is None or _coverage(terms, held.terms) >= ADDED_COVERAGE or len(absent) < ADDED_ABSENT:
+                continue
+            # another clause restates a passage sentence and leaves out fewer of its terms than this
+            # clause brings: nothing of that sentence was left for this clause to reword
+            if any(
+                b is not None and j != i and _coverage(parts[j][1], b.terms) >= RESTATED
+                and len(b.terms - claimed) < len(absent)
+                for j, b in enumerate(best)
+            ):
+                problems.append(SentenceProblem.of("not_in_evidence", f"'{clause}' (added to what it restates)",
+                                                   number))
+        return problems
 
     def _align(
         self, terms: frozenset[str], pool: list[Sentence], parts: Sequence[frozenset[str]] = ()
@@ -258,11 +338,11 @@ class MeaningSupport:
                 uncovered -= best.terms
         for part in parts:
             held = frozenset().union(*(s.terms for s in unit))
-            if len(part) < 2 or _coverage(part, held) >= 0.6 or len(unit) >= 4:
+            if len(part) < 2 or _coverage(part, held) >= 1.0 or len(unit) >= 4:
                 continue
             best = max(pool, key=lambda s: len(part & s.terms))
-            if best not in unit and _coverage(part, best.terms) >= 0.6:
-                unit.append(best)
+            if best not in unit and _coverage(part, best.terms) >= max(0.6, _coverage(part, held) + 1e-9):
+                unit.append(best)  # the sentence that holds the clause best, when the others hold less of it
         return unit
 
     # -- decisive items ---------------------------------------------------------------------------
@@ -289,7 +369,8 @@ class MeaningSupport:
             if facet == "biomarker":
                 values = {v for v in values if not _marker_agrees(v, near.get(facet, set()))}
             problems += _items("entity", values, near.get(facet, set()), far.get(facet, set()), number, label=facet)
-        problems += _items("population", claim.population, aligned.population, wide.population, number)
+        problems += _items("population", claim.population, aligned.population | _aged(claim, aligned),
+                           wide.population, number)
         for value in sorted(claim.directions - aligned.directions - wide.directions):
             if value.split(":")[0] in _ABSENT_DIMENSIONS:
                 problems.append(SentenceProblem.of("direction", _direction(value), number))
@@ -443,6 +524,26 @@ class MeaningSupport:
                 )
                 break
         return problems
+
+
+def _implied_states(reading: Reading) -> set[str]:
+    """Disease states a passage sentence implies without naming them: a tumour that surgery removes
+    (surgery named, nothing negated) is resectable."""
+    return {"resectable"} if "surgery" in reading.entities.get("treatment", set()) and not reading.negations else set()
+
+
+def _aged(claim: Reading, aligned: Reading) -> set[str]:
+    """The age groups an age both say implies: 18 or more is an adult, 65 or more also elderly
+    ("adults ... from the age of 45" where the passage says "people ... at age 45")."""
+    ages = [q for q in claim.quantities if q.unit == "y" and any(_same_quantity(q, o) for o in aligned.quantities)]
+    groups = set()
+    for age in ages:
+        low = min(float(v) for v in age.value.split("-"))
+        if low >= 18:
+            groups.add("adult")
+        if low >= 65:
+            groups.add("elderly")
+    return groups
 
 
 def _decisive_label(sentence: str, claim: str) -> bool:

@@ -148,14 +148,22 @@ def directions(text: str, language: str) -> set[str]:
 def contradicted(claim: set[str], evidence: set[str]) -> list[tuple[str, str]]:
     """``(claim value, evidence value)`` for each dimension on which the evidence says only the other sign."""
     out = []
+    theirs = {_one_scale(v) for v in evidence}
     for value in sorted(claim):
-        dimension = value.split(":")[0]
-        if value in evidence:
+        dimension = _one_scale(value).split(":")[0]
+        if value in evidence or _one_scale(value) in theirs:
             continue
-        others = sorted(v for v in evidence if v.split(":")[0] == dimension)
+        others = sorted(v for v in evidence if _one_scale(v).split(":")[0] == dimension)
         if others:
             out.append((value, others[0]))
     return out
+
+
+def _one_scale(value: str) -> str:
+    """A change and a level compare on one scale: "raises their risk" is not "lowers their risk"
+    (a change) nor "a lower risk" (a level)."""
+    dimension, _, sign = value.partition(":")
+    return f"level:{sign}" if dimension == "change" else value
 
 
 # -- the standard of a comparison -------------------------------------------------------------------
@@ -188,15 +196,31 @@ def standard(text: str, language: str) -> str | None:
 
 _STRONGER = {
     "en": re.compile(
-        r"\b(?:always|every|everyone|all\s+(?:patients|people|cases|types|forms|kinds)|completely|entirely|"
+        r"\b(?:always|every(?!\s+\d)|everyone|all\s+(?:patients|people|cases|types|forms|kinds)|completely|entirely|"
         r"guarantee[sd]?|certainly|definitely|invariably|without\s+exception)\b"
         r"|\bthe\s+(?:more|higher|greater|larger|longer|earlier|stronger)\b.{1,60}\bthe\s+(?:more|higher|"
         r"greater|less|lower|better|worse|stronger|larger)\b"
     ),
     "ko": re.compile(r"항상|언제나|모든|반드시|완전히|예외\s*없이|확실히|[을를]?수록"),
-    "ja": re.compile(r"必ず|常に|いつも|すべての|全ての|完全に|確実に|例外なく|ほど"),
+    "ja": re.compile(r"必ず|常に|いつも|すべての|全ての|完全に|確実に|例外なく|(?<![日年月間分度人回個割歳台])ほど"),
     "zh": re.compile(r"所有|一定|总是|完全|彻底|必定|肯定|毫无例外|越.{1,8}越"),
 }
+
+
+#: a passage's gradual change ("as years pass", につれて, とともに, 随着, 에 따라): the ground a
+#: correlation in an answer sentence ("the longer ..., the lower", ほど, -수록, 越...越) may stand on
+_GRADUAL = {
+    "en": re.compile(r"\b(?:with\s+(?:age|time)|over\s+time|as\s+\w+(?:\s+\w+)?\s+(?:increases?|rises?|grows?|"
+                     r"goes\s+up|pass(?:es)?|gets?\s+older)|the\s+(?:more|longer|higher|greater))\b"),
+    "ko": re.compile(r"에\s*따라|수록|할수록|와\s*함께|과\s*함께"),
+    "ja": re.compile(r"につれ|とともに|に伴い|に従い|ほど"),
+    "zh": re.compile(r"随着|越.{1,8}越|逐渐"),
+}
+
+
+def gradual(text: str, language: str) -> bool:
+    """Whether ``text`` says something changes with something else (:data:`_GRADUAL`)."""
+    return bool(_GRADUAL.get(language, _GRADUAL["en"]).search(text))
 
 
 def stronger(text: str, language: str) -> list[str]:

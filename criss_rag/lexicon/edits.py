@@ -20,6 +20,7 @@ from criss_rag.language.text import detect_language
 from criss_rag.lexicon import facets as _facets
 from criss_rag.lexicon.claims import prepare, read
 from criss_rag.lexicon.facet_words import LEXICON
+from criss_rag.lexicon.negation import LESS as NEGATION_LESS
 from criss_rag.lexicon.quantities import Quantity, quantity_spans, same_quantity, shares
 from criss_rag.lexicon.terms import _EN_STOP, _KO_ENDING, _stem, ko_stem
 
@@ -45,6 +46,7 @@ def tokens(text: str, language: str | None = None) -> tuple[str, ...]:
     text = prepare(text, language).lower()
     if language == "en":
         text = re.sub(r"n't\b", " not", text)
+        text = NEGATION_LESS.sub(r"\1", text)  # "painless" is "pain" and a negation, compared apart like "not"
     text = shares(text, language)
     canonical: list[str] = []
     for start, end, quantity in reversed(quantity_spans(text)):  # one token per number with its unit and comparison

@@ -22,10 +22,12 @@ NOT_NEGATING: dict[str, re.Pattern] = {
         r"\bnot\s+(?:only|just|merely|simply)\b|\bno\s+matter\b|\bwhether\s+or\s+not\b|"
         r"\bif\s+not\s+all\b|\bnot\s+least\b|\bnothing\s+but\b"
     ),
-    "ko": re.compile(r"뿐(?:만)?\s*(?:아니라|아니고)|[을를]\s*비롯|아니면"),
+    "ko": re.compile(
+        r"뿐(?:만)?\s*(?:아니라|아니고)|[을를]\s*비롯|아니면|밖에\s*(?:안\s*|[가-힣]{1,3}지\s*)?(?:않|없|못|안)"
+    ),
     "ja": re.compile(
         r"だけ(?:で)?(?:は)?なく|のみならず|ばかりでなく|に限らず|にかかわらず|に関わらず|少な|危な|必ず|わずか|まず|"
-        r"ないし|いずれ|絶えず|相変わらず|思わず"
+        r"ないし|いずれ|絶えず|相変わらず|思わず|有無|しか[^、。]{0,10}?(?:ない|ません)"
     ),
     "zh": re.compile(
         r"不仅|不但|不只|不光|不止|不同|不断|不少|不久|不过|不论|不管|无论|未来|非常|差不多|并不只|"
@@ -33,10 +35,15 @@ NOT_NEGATING: dict[str, re.Pattern] = {
     ),
 }
 
+#: an English word negated by its suffix ("painless": no pain), the words that only look so left out
+_LESS = r"(?!(?:un|regard|neverthe|count|doubt|need|end)less)[a-z]{3,}less"
+#: the same, with the word it negates as group 1
+LESS = re.compile(r"\b(?!(?:un|regard|neverthe|count|doubt|need|end)less\b)([a-z]{3,})less\b")
+
 CUES: dict[str, re.Pattern] = {
     "en": re.compile(r"\b(?:not|no|never|without|cannot|none|nor|neither|nothing|nobody|nowhere|unable|"
                      r"fails?\s+to|failed\s+to|absent|absence\s+of|lacks?|lacking|free\s+of|ruled?\s+out|"
-                     r"contraindicated|avoid(?:s|ed)?|neither)\b"),
+                     r"contraindicated|avoid(?:s|ed)?|neither|" + _LESS + r")\b"),
     "ko": re.compile(r"않|없|못(?!하게\s*하)|아니|아닌|아님|마세요|마십시오|말아야|말고|말라|금지|불가능|불필요|"
                      r"(?<![가-힣])안(?=\s)|(?<![가-힣])비(?=[가-힣]{2,}(?:이다|입니다|적))"),
     "ja": re.compile(r"な(?:い|かっ|く|けれ|し(?=[、。\s]|$))|ません|ぬ(?=[、。\s]|$)|"
@@ -85,9 +92,11 @@ def negated_scopes(clause: str, language: str, blanked: str | None = None) -> li
     scopes = []
     for cue in cues:
         if _SCOPE_AFTER[language]:
-            scope = clause[cue.end():cue.end() + size]
-            if language == "en" and len(scope.split()) < 2:  # "... is not." / "none": the words before
-                scope = clause[max(0, cue.start() - size):cue.start()]
+            # a negating suffix negates its own word too: "painless" is about pain
+            start = cue.start() if language == "en" and cue.group(0).endswith("less") else cue.end()
+            scope = clause[start:cue.end() + size]
+            if language == "en" and len(clause[cue.end():cue.end() + size].split()) < 2:
+                scope = clause[max(0, cue.start() - size):start] + " " + clause[start:cue.end()]  # "... is not."
         else:
             scope = clause[max(0, cue.start() - size):cue.start()]
         scopes.append(scope)

@@ -43,9 +43,12 @@ _CJK_TENTHS_RANGE = re.compile(
 _COUNTER = r"(?:명|건|개|人|名|例|个|個|件|位|例中)?"
 _APPROX = r"(약|대략|约|約|大约|およそ)?\s*"
 _CJK_SHARE = re.compile(
-    rf"({_HAN})\s*{_COUNTER}\s*(?:中|가운데|중|のうち|之中|当中|に)\s*(?:就|会)?有?\s*{_APPROX}({_HAN})\s*{_COUNTER}"
+    rf"({_HAN})\s*{_COUNTER}\s*(?:中|가운데|중|のうち|之中|当中|に)\s*(?:就|会)?有?\s*{_APPROX}({_HAN}|한(?=\s*명))"
+    rf"\s*{_COUNTER}"
 )
-_EN_SHARE = re.compile(r"\b(?:(\d+)\s+(?:to|or|-)\s+)?(\d+)\s+(?:in|out\s+of|of\s+every)\s+(\d+)\b")
+# tenths and one more digit: 一成五 = 15%
+_TENTHS_AND_ONE = re.compile(r"([一二两兩三四五六七八九])成([一二三四五六七八九])(?![成一二三四五六七八九十\d])")
+_EN_SHARE = re.compile(r"\b(?:(\d+)\s+(?:to|or|-)\s+)?(\d+)\s+(?:in(?:\s+every)?|out\s+of|of\s+every)\s+(\d+)\b")
 _FRACTION = re.compile(rf"({_HAN})\s*(?:分之|分の|분의)\s*({_HAN})")
 _EN_FRACTION = re.compile(r"\b(a|1|2|3|4|5|6|7|8|9)[\s-](third|quarter|fifth|tenth)s?\b")
 _EN_SLASH = re.compile(r"\b(\d{1,2})\s*/\s*(\d{1,3})(?=\s+of\b)")  # "1/3 of patients"
@@ -55,7 +58,7 @@ _HALF = re.compile(r"\b(?:a\s+|1\s+)?half\b|절반|半数|半分|一半")
 _DAYS = {"d": 1.0, "wk": 7.0, "mo": 30.44, "y": 365.25}
 _CM = {"mm": 0.1, "cm": 1.0}
 _SCALES = (_DAYS, _CM)  # units compared by value: of time, of length
-_LEANING = {"=": "", "~": "", "range": "range", ">": "up", ">=": "up", "<": "down", "<=": "down"}
+_LEANING = {"=": "", "~": "", "range": "", ">": "up", ">=": "up", "<": "down", "<=": "down"}
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,7 @@ def shares(text: str, language: str) -> str:
         return f"{round(100 * int(match.group(1)) / whole)} to {part}" if match.group(1) else part
 
     def cjk_share(match: re.Match) -> str:
-        share = _percent(cjk_int(match.group(3)), cjk_int(match.group(1)))
+        share = _percent(1 if match.group(3) == "한" else cjk_int(match.group(3)), cjk_int(match.group(1)))
         return f"{match.group(2) or ''}{share}" if share else match.group(0)
 
     def fraction(match: re.Match) -> str:  # 三分之一, 3分の1, 3분의 1: the whole is written first
@@ -133,6 +136,7 @@ def before_numbers(text: str) -> str:
         low, high = cjk_int(match.group(1)), cjk_int(match.group(2))
         return f"{low * 10}-{high * 10}%" if low is not None and high is not None and high <= 10 else match.group(0)
 
+    text = _TENTHS_AND_ONE.sub(lambda m: f"{cjk_int(m.group(1).replace('兩', '两'))}{cjk_int(m.group(2))}%", text)
     text = _CJK_TENTHS_RANGE.sub(tenths_range, text)
     text = _HAN_RANGE_START.sub(
         lambda m: str(cjk_int(m.group(1))) if cjk_int(m.group(1)) is not None else m.group(0), text

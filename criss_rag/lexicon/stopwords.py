@@ -27,20 +27,21 @@ ENGLISH = frozenset(
 ALIGNMENT_KEPT = frozenset(
     """no nor not
     after again before during further now once until
-    above against below between through
+    above against below through
     must should shouldn
     few too own
     am doing having me my him hers itself ours theirs yours here get don s t""".split()
 )
 
 #: Words outside :data:`ENGLISH` that sentence alignment drops too: hedges, frequency and amount
-#: words, relational and light words a paraphrase adds or leaves out.
+#: words, relational and light words a paraphrase adds or leaves out (``between`` of a range among them).
 ALIGNMENT_EXTRA = frozenset(
     """although though whereas since yet still even either
     often usually
     less many much another one ones
     among per via within without whose
-    called known include includes including like well""".split()
+    called known include includes including like well
+    somewhere roughly approximately around whatever whichever whenever""".split()
 )
 
 #: What :mod:`criss_rag.lexicon.terms` drops from English sentences.

@@ -20,6 +20,7 @@ from criss_rag.lexicon.claims import prepare
 from criss_rag.lexicon.directions import CUES as DIRECTION_CUES
 from criss_rag.lexicon.facet_words import LEXICON
 from criss_rag.lexicon.negation import CUES as NEGATION_CUES
+from criss_rag.lexicon.negation import LESS as NEGATION_LESS
 from criss_rag.lexicon.quantities import shares
 from criss_rag.lexicon.stopwords import ALIGNMENT
 
@@ -47,12 +48,15 @@ _ZH_STOP = re.compile(
     r"[的了是在和与或也都会可以被有这那为对等其之及而并但就还则于将把让使从到由因所个种些该此它他她们我你吗呢吧很更较]"
 )
 _HAN_RUN = re.compile(r"[一-龥]+")
+_ZH_HEDGE = re.compile(r"大约|大概|左右|上下|约|仅|只有|只")  # about, only: not what a sentence is about
 
 
 def _without_compared_words(text: str, language: str) -> str:
     """``text`` with negation cues and frequency words ("usually", 보통, 通常, 一般) blanked: the
     check compares them apart (polarity, directions), so a sentence that rewords them ("一般没有疼痛"
     for "通常不伴有疼痛") still aligns with its passage sentence."""
+    if language == "en":  # "painless" is about pain: the word stays, its negating suffix goes
+        text = NEGATION_LESS.sub(lambda m: m.group(1) + "    ", text)
     if language != "ko":  # Korean cues are verb stems inside words: those words are left out after stemming
         text = NEGATION_CUES.get(language, NEGATION_CUES["en"]).sub(lambda m: " " * len(m.group(0)), text)
     for pattern, value in DIRECTION_CUES.get(language, DIRECTION_CUES["en"]):
@@ -121,7 +125,7 @@ def content_terms(text: str, language: str | None = None) -> frozenset[str]:
             found.update(_bigrams(run))
         found.update(w for w in _LATIN.findall(text.lower()) if not w.isdigit())
     else:
-        for run in _HAN_RUN.findall(_ZH_STOP.sub(" ", text)):
+        for run in _HAN_RUN.findall(_ZH_STOP.sub(" ", _ZH_HEDGE.sub(" ", text))):
             found.update(_bigrams(run))
         found.update(w for w in _LATIN.findall(text.lower()) if not w.isdigit())
     return frozenset(found)
