@@ -51,6 +51,7 @@ _SET_DICT = object.__setattr__
 _SET_FIELDS = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _SET_EXTRA = BaseModel.__dict__["__pydantic_extra__"].__set__
 _SET_PRIVATE = BaseModel.__dict__["__pydantic_private__"].__set__
+_NODE_TYPES: set[type] = set()  # classes scored() has seen to be LlamaIndex nodes
 
 
 def scored(node: BaseNode, score: float | None) -> NodeWithScore:
@@ -59,8 +60,11 @@ def scored(node: BaseNode, score: float | None) -> NodeWithScore:
     A retriever or a fusion builds one per candidate of every question (about 90 per question with
     two retrievers of ``top_k: 30`` fused), and validating a node already built took more time than
     the FAISS search; the object is the same as the validated one (equal, dumped alike)."""
-    if not isinstance(node, BaseNode):
-        raise TypeError(f"scored() takes a LlamaIndex node, not {type(node).__name__}")
+    kind = type(node)
+    if kind not in _NODE_TYPES:  # isinstance on LlamaIndex's node classes (ABCs) once per class
+        if not isinstance(node, BaseNode):
+            raise TypeError(f"scored() takes a LlamaIndex node, not {kind.__name__}")
+        _NODE_TYPES.add(kind)
     made = _NEW(NodeWithScore)
     _SET_DICT(made, "__dict__", {"node": node, "score": score})
     _SET_FIELDS(made, {"node", "score"})
