@@ -1,8 +1,8 @@
 """Framework overhead: criss_rag's retrieval stage vs the raw library calls it wraps, same process.
 
 Over one real index (MedQuAD cancer.gov, built by `criss-rag ingest` from the default pipeline's
-BM25 + FAISS/multilingual-e5 retrievers and RRF; no query transforms, no rerankers), every dev
-question is answered by
+BM25 + FAISS/multilingual-e5 retrievers and RRF; no query transforms, no multi-hop, no
+rerankers), every dev question is answered by
 
 - criss_rag: ``Engine.retrieve`` (both retrievers, fusion, the trace), and the faiss retriever alone;
 - raw: ``faiss.Index.search`` + ``bm25s.BM25.retrieve`` (on the same analyzer's terms) + RRF
@@ -62,9 +62,9 @@ def query_vectors(pipeline: Pipeline, texts: list[str]) -> dict[str, np.ndarray]
 
 
 def open_engine(encode: bool, questions: list[str], example: bool = False) -> tuple[Engine, Pipeline, dict]:
-    # retrieval only: no query transforms (the raw path has none) and no rerankers
+    # retrieval only: no query transforms, no hop policy (the raw path runs neither) and no rerankers
     overrides = [] if example else [f"loader={{name: jsonl, path: {json.dumps(str(CORPUS))}}}"]
-    overrides += ["rerankers=[]", "query_transforms=[]"]
+    overrides += ["rerankers=[]", "query_transforms=[]", "multihop=null"]
     pipeline = Pipeline.from_file(ROOT / "examples" / "default.yaml", PluginHost(), overrides, show_progress=True)
     engine = Engine.open(pipeline, build_if_missing=True)
     embedding = pipeline.embedding(requested_by="benchmark")

@@ -1,8 +1,11 @@
 """Start-up: how long each command takes in a fresh process, for two code trees side by side.
 
 Each command runs in a new interpreter and is timed from the call to its exit (for ``serve``: to
-the first ``200`` from ``/health``); the load average of the last minute is read before each run,
-so the figures can be read against how busy the machine was. With ``--before TREE`` the same
+the first ``200`` from ``/health``), in wall-clock seconds and in the CPU seconds (user + system)
+the process used; the load average of the last minute is read before each run, so the figures can
+be read against how busy the machine was (on a busy machine, read the CPU seconds and the module
+counts). ``--modules`` also runs each command once more, untimed, with ``-X importtime``, and
+counts the modules it imported. With ``--before TREE`` the same
 commands run with another checkout's code (e.g. a ``git worktree`` of main) on ``PYTHONPATH``, with
 that tree's own ``examples/default.yaml``, alternating with this tree, so that both saw the same
 machine; the table gives medians over ``--repeats``, the ratio after/before, and the median load
@@ -12,17 +15,19 @@ Commands: ``criss-rag --help``, ``validate``, a cold ``ask`` in English and in K
 ``criss_rag.open(config)`` (which warms every model up) and ``serve`` until healthy. The index of
 each tree's config is built first if missing (untimed).
 
-    python benchmarks/startup.py [--repeats 3] [--before /path/to/main-worktree] [--only ask-en ...]
+    python benchmarks/startup.py [--repeats 3] [--before /path/to/main-worktree] [--only validate ...] [--modules]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -58,28 +63,41 @@ def commands(tree: Path) -> dict[str, list[str]]:
     }
 
 
-def run_once(name: str, argv: list[str], env: dict[str, str], tree: Path) -> float:
-    """Seconds from start to exit (serve: to its first healthy answer, then it is stopped). Runs in
-    ``tree``: ``python -m`` and ``-c`` put the working folder first on ``sys.path``."""
+def children_cpu() -> float:
+    """CPU seconds (user + system) used so far by this process's waited-for children."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_once(name: str, argv: list[str], env: dict[str, str], tree: Path) -> tuple[float, float, str]:
+    """Wall seconds from start to exit (serve: to its first healthy answer, then it is stopped), the
+    CPU seconds the process used (serve: until it was stopped) and its stderr. Runs in ``tree``:
+    ``python -m`` and ``-c`` put the working folder first on ``sys.path``."""
+    cpu_before = children_cpu()
     if name != "serve until healthy":
         started = time.perf_counter()
         result = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=tree)
         seconds = time.perf_counter() - started
         if result.returncode != 0:
             raise SystemExit(f"{name} failed ({result.returncode}): {result.stderr[-2000:]}")
-        return seconds
+        return seconds, children_cpu() - cpu_before, result.stderr
     port = free_port()
     argv = [a.replace("{port}", str(port)) for a in argv]
+    # stderr to a file: a pipe nobody reads while the server starts fills up (-X importtime writes a lot)
+    log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
     started = time.perf_counter()
-    server = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tree)
+    server = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=log, text=True, cwd=tree)
+    seconds = 0.0
     try:
         while True:
             if server.poll() is not None:
-                raise SystemExit(f"serve exited ({server.returncode}): {server.stderr.read()[-2000:]}")
+                log.seek(0)
+                raise SystemExit(f"serve exited ({server.returncode}): {log.read()[-2000:]}")
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as response:
                     if response.status == 200:
-                        return time.perf_counter() - started
+                        seconds = time.perf_counter() - started
+                        break
             except OSError:
                 time.sleep(0.05)
     finally:
@@ -88,6 +106,18 @@ def run_once(name: str, argv: list[str], env: dict[str, str], tree: Path) -> flo
             server.wait(timeout=20)
         except subprocess.TimeoutExpired:
             server.kill()
+            server.wait()
+        log.seek(0)
+        stderr = log.read()
+        log.close()
+    return seconds, children_cpu() - cpu_before, stderr
+
+
+def module_count(name: str, argv: list[str], env: dict[str, str], tree: Path) -> int:
+    """Modules the command imports (``-X importtime`` lines on stderr), from one more untimed run."""
+    _, _, stderr = run_once(name, argv, {**env, "PYTHONPROFILEIMPORTTIME": "1"}, tree)
+    return sum(1 for line in stderr.splitlines() if line.startswith("import time:") and "|" in line
+               and not line.startswith("import time: self"))
 
 
 def main() -> None:
@@ -97,6 +127,7 @@ def main() -> None:
         "--before", type=Path, default=None, help="another checkout to compare with (its code and config)"
     )
     parser.add_argument("--only", nargs="*", default=None, help="command names to run (default: all)")
+    parser.add_argument("--modules", action="store_true", help="also count the modules each command imports")
     args = parser.parse_args()
     trees = {"after (this tree)": ROOT}
     if args.before is not None:
@@ -118,34 +149,42 @@ def main() -> None:
         )
     names = [n for n in commands(ROOT) if args.only is None or n in args.only]
     seconds: dict[tuple[str, str], list[float]] = {}
+    cpu: dict[tuple[str, str], list[float]] = {}
     loads: dict[tuple[str, str], list[float]] = {}
     for repeat in range(args.repeats):
         for name in names:
             for label, tree in trees.items():  # side by side, alternating
                 loads.setdefault((name, label), []).append(os.getloadavg()[0])
-                seconds.setdefault((name, label), []).append(run_once(name, commands(tree)[name], envs[label], tree))
-                print(
-                    f"  {name} | {label} | {seconds[(name, label)][-1]:.2f} s | load {loads[(name, label)][-1]:.1f}",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                wall, used, _ = run_once(name, commands(tree)[name], envs[label], tree)
+                seconds.setdefault((name, label), []).append(wall)
+                cpu.setdefault((name, label), []).append(used)
+                print(f"  {name} | {label} | {wall:.2f} s | CPU {used:.2f} s | load {loads[(name, label)][-1]:.1f}",
+                      file=sys.stderr, flush=True)
         print(f"  repeat {repeat + 1}/{args.repeats}", file=sys.stderr)
+    modules = {(name, label): module_count(name, commands(tree)[name], envs[label], tree)
+               for name in names for label, tree in trees.items()} if args.modules else {}
 
     labels = list(trees)
-    header = ["command"] + [f"{label}: s (load avg)" for label in labels]
+    header = ["command"]
+    for label in labels:
+        header += [f"{label}: s (load avg)", f"{label}: CPU s"] + ([f"{label}: modules"] if modules else [])
     if len(labels) == 2:
-        header.append("after / before")
+        header += ["after / before (s)", "after / before (CPU)"]
     rows = []
     for name in names:
-        medians = {label: statistics.median(seconds[(name, label)]) for label in labels}
-        row = [name] + [f"{medians[label]:.2f} ({statistics.median(loads[(name, label)]):.1f})" for label in labels]
+        row = [name]
+        for label in labels:
+            row += [f"{statistics.median(seconds[(name, label)]):.2f} ({statistics.median(loads[(name, label)]):.1f})",
+                    f"{statistics.median(cpu[(name, label)]):.2f}"]
+            row += [str(modules[(name, label)])] if modules else []
         if len(labels) == 2:
-            ratios = [a / b for a, b in zip(seconds[(name, labels[1])], seconds[(name, labels[0])], strict=True)]
-            row.append(f"{statistics.median(ratios):.2f}")
+            for measured in (seconds, cpu):
+                ratios = [a / b for a, b in zip(measured[(name, labels[1])], measured[(name, labels[0])], strict=True)]
+                row.append(f"{statistics.median(ratios):.2f}")
         rows.append(row)
     print(
         f"\nmedian of {args.repeats} fresh processes per cell; 1-minute load average at the start of each run "
-        f"(median) in brackets; {os.cpu_count()} CPU cores\n"
+        f"(median) in brackets; CPU: user + system seconds of the process; {os.cpu_count()} CPU cores\n"
     )
     print(table(header, rows))
 

@@ -69,6 +69,7 @@ _SOURCES: dict[str, str] = {
     "languages_of": "criss_rag.answering.relevance",
     # commands and servers
     "host_from": "criss_rag.cli.context",
+    "LazyCommand": "criss_rag.cli.lazy",
     "Exchange": "criss_rag.answering.chat",
 }
 
@@ -87,6 +88,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ below l
     from criss_rag.answering.sentence_check import LexicalSupport, answer_pieces, answer_sentences, strip_markers
     from criss_rag.answering.thinking import split_thinking
     from criss_rag.cli.context import host_from
+    from criss_rag.cli.lazy import LazyCommand
     from criss_rag.component_helpers.llm_clients import (
         USAGE_KEYS,
         GuardedEmbeddingCalls,

@@ -72,6 +72,12 @@ def build_cli(host: PluginHost) -> click.Group:
             if host.strict:
                 raise
             click.echo(f"warning: plugin {impl.plugin_name!r} failed to add commands: {exc}", err=True)
+    if host.strict:  # strict mode imports every reference at load, a lazily imported command's too
+        from criss_rag.cli.lazy import LazyCommand
+
+        for command in cli.commands.values():
+            if isinstance(command, LazyCommand):
+                command.command()
     return cli
 
 

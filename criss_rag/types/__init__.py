@@ -35,6 +35,7 @@ from criss_rag.types.stages import (
     Hit,
     Query,
     Refusal,
+    scored,
     text_node,
 )
 
@@ -42,5 +43,5 @@ __all__ = [
     "Answer", "AnswerEvent", "CacheHit", "CacheScope", "CachedFrom", "ChatTurn", "Citation", "Context", "ContextItem",
     "ErrorEvent", "Evidence", "FilterOutcome", "Generation", "Hit", "JudgeVerdict", "ProgressEvent", "Query",
     "Refusal", "RelevanceVerdict", "SentenceProblem", "SentenceSupport", "StageTrace", "StreamEvent",
-    "ThinkingEvent", "TokenEvent", "Trace", "text_node",
+    "ThinkingEvent", "TokenEvent", "Trace", "scored", "text_node",
 ]

@@ -6,12 +6,11 @@ import math
 from collections.abc import Mapping
 from typing import Literal
 
-from llama_index.core.schema import NodeWithScore
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from criss_rag.context import ComponentContext
 from criss_rag.plugin_utils import refers_to
-from criss_rag.types import Hit, Query
+from criss_rag.types import Hit, Query, scored
 
 
 class ReciprocalRankFusion:
@@ -33,18 +32,20 @@ class ReciprocalRankFusion:
         fused: dict[str, float] = {}
         first_seen: dict[str, Hit] = {}
         signals: dict[str, dict[str, float]] = {}
+        k = self.params.k
         for label, hits in ranked.items():
             weight = self.params.weights.get(label, 1.0)
-            for rank, hit in enumerate(hits, start=1):
-                node_id = hit.node_id
-                fused[node_id] = fused.get(node_id, 0.0) + weight / (self.params.k + rank)
-                first_seen.setdefault(node_id, hit)
-                signals.setdefault(node_id, {}).update(hit.signals)
+            for rank, hit in enumerate(hits, start=k + 1):
+                node_id = hit.node.node.node_id
+                if node_id in fused:
+                    fused[node_id] += weight / rank
+                    signals[node_id].update(hit.signals)
+                else:
+                    fused[node_id] = weight / rank
+                    first_seen[node_id] = hit
+                    signals[node_id] = dict(hit.signals)
         order = sorted(fused, key=fused.__getitem__, reverse=True)[: self.params.top_k]
-        return [
-            Hit(NodeWithScore(node=first_seen[i].node.node, score=fused[i]), {**signals[i], "rrf": fused[i]})
-            for i in order
-        ]
+        return [Hit(scored(first_seen[i].node.node, fused[i]), {**signals[i], "rrf": fused[i]}) for i in order]
 
 
 def normalise_scores(scores: list[float], method: str) -> tuple[list[float], float]:
@@ -119,6 +120,6 @@ class WeightedFusion:
         }
         order = sorted(first_seen, key=lambda node_id: -fused[node_id])[: self.params.top_k]  # stable on ties
         return [
-            Hit(NodeWithScore(node=first_seen[i].node.node, score=fused[i]), {**signals[i], "weighted": fused[i]})
+            Hit(scored(first_seen[i].node.node, fused[i]), {**signals[i], "weighted": fused[i]})
             for i in order
         ]

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import bm25s
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore
-from llama_index.core.storage.docstore import BaseDocumentStore
-from llama_index.core.vector_stores.utils import node_to_metadata_dict
-from llama_index.retrievers.bm25 import BM25Retriever
 from pydantic import BaseModel, ConfigDict, Field
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import IndexStoreError
-from criss_rag.types import Query
+from criss_rag.types import Query, scored
+
+if TYPE_CHECKING:  # bm25s imports scipy (about 0.4 s): only ingest and questions need it, not `validate`
+    import bm25s
+    from llama_index.core.storage.docstore import BaseDocumentStore
 
 _TERMS = r"(?u)\S+"  # terms arrive pre-analysed and space-joined
 
@@ -45,6 +45,7 @@ class BM25:
         self.analyzer = ctx.analyzer(params.analyzer)
         self.show_progress = ctx.show_progress
         self._index: bm25s.BM25 | None = None
+        self._topk: Any = None  # bm25s.selection.topk, imported by load()
         self._node_ids: list[str] = []
         self._docstore: BaseDocumentStore | None = None
 
@@ -55,6 +56,10 @@ class BM25:
             warm()
 
     def build(self, nodes: Sequence[BaseNode], directory: Path) -> None:
+        import bm25s
+        from llama_index.core.vector_stores.utils import node_to_metadata_dict
+        from llama_index.retrievers.bm25 import BM25Retriever
+
         corpus = [node_to_metadata_dict(n) | {"node_id": n.node_id} for n in nodes]
         index = bm25s.BM25(k1=self.params.k1, b=self.params.b, corpus=corpus)
         index.index([self.analyzer.analyze(self._indexed_text(n)) for n in nodes], show_progress=False)
@@ -68,6 +73,10 @@ class BM25:
         return "\n".join([node.get_content(MetadataMode.EMBED), *extra])
 
     def load(self, directory: Path, docstore: BaseDocumentStore) -> None:
+        import bm25s
+        from bm25s.selection import topk
+
+        self._topk = topk
         try:
             # the files BM25Retriever.persist wrote; searched with bm25s directly, because the
             # LlamaIndex retriever rebuilds a node from JSON for every hit that is then looked up
@@ -88,11 +97,11 @@ class BM25:
         terms = " ".join(self.analyzer.analyze(query.search_text)).lower().split()  # as bm25s indexed them
         if not terms:
             return []
-        rows, scores = self._index.retrieve([terms], k=min(top_k, len(self._node_ids)), show_progress=False)
+        # what BM25.retrieve does for one query (its scores, then bm25s' top-k selection, sorted),
+        # without the progress bar and argument checks it runs for every call (half its time)
+        scores, rows = self._topk(self._index.get_scores(terms), min(top_k, len(self._node_ids)), sorted=True)
         # bm25s returns k hits even at score 0: those matched nothing
-        get_node = self._docstore.get_node
+        get_node, node_ids = self._docstore.get_node, self._node_ids
         return [
-            NodeWithScore(node=get_node(self._node_ids[row]), score=float(score))
-            for row, score in zip(rows[0], scores[0], strict=True)
-            if score > 0
+            scored(get_node(node_ids[row]), float(score)) for row, score in zip(rows, scores, strict=True) if score > 0
         ]

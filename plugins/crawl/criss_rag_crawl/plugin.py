@@ -10,8 +10,16 @@ def register_loaders(register):
     register("reviewed-urls", "criss_rag_crawl.loader:ReviewedUrlsLoader")
 
 
+#: `criss-rag crawl`'s help, as its docstring says it (a test checks they agree)
+CRAWL_HELP = (
+    "Crawl a web guideline's table of contents into a review spreadsheet, or (--reviewed) write the pages "
+    "a reviewer kept as a JSONL corpus."
+)
+
+
 @hookimpl
 def register_commands(cli):
-    from criss_rag_crawl.cli import crawl_command
+    from criss_rag.plugin_utils import LazyCommand
 
-    cli.add_command(crawl_command)
+    # the command's module imports BeautifulSoup and requests: only `criss-rag crawl` needs them
+    cli.add_command(LazyCommand("crawl", "criss_rag_crawl.cli:crawl_command", help=CRAWL_HELP))

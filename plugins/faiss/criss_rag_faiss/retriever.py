@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError, IndexStoreError
 from criss_rag.plugin_utils import NOT_IN_INDEX_KEY
-from criss_rag.types import Query
+from criss_rag.types import Query, scored
 
 if TYPE_CHECKING:  # faiss is imported when an index is built or loaded, not when the plugin loads
     import faiss
@@ -231,7 +231,5 @@ class FaissDense:
             self._faiss.omp_set_num_threads(threads)
         get_node, node_ids = self._docstore.get_node, self._ids
         return [
-            NodeWithScore(node=get_node(node_ids[int(i)]), score=float(s))
-            for i, s in zip(ids[0], scores[0], strict=True)
-            if i >= 0
+            scored(get_node(node_ids[i]), s) for i, s in zip(ids[0].tolist(), scores[0].tolist(), strict=True) if i >= 0
         ]
