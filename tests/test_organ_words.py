@@ -139,3 +139,23 @@ def test_a_cue_inside_a_condition_is_not_what_is_asked():
     assert intents.detect("肝がんで黄疸が出たとき、何をしてもらえますか？") == ["treatment"]
     assert intents.detect("간암의 증상과 치료는?") == ["symptoms", "treatment"]  # no condition: both asked
     assert asked_part("간암의 증상은?") == "간암의 증상은?"
+
+
+def test_stages_and_biomarkers_split_into_several_words_are_named_by_their_span():
+    """A segmenter cuts 0期 into 0 / 期 and PD-L1 into pd / l1; each piece names what the whole
+    does, so English evidence saying "Stage 0" or "PD-L1" covers them."""
+    spans = named_spans("乳腺癌0期和4期分别代表什么？")
+    assert (3, 5, "stage:stage:0") in spans and (6, 8, "stage:stage:IV") in spans
+    assert "biomarker:PDL1" in {c for _, _, c in named_spans("为什么要验EGFR和PD-L1？")}
+    concepts = word_concepts("乳腺癌0期和4期分别代表什么？", [("0", {"0"}), ("期", {"期"})])
+    assert concepts["0"] == {"stage:stage:0"} and "stage:stage:0" in concepts["期"]
+    check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None))
+    evidence = context("Stage 0 breast cancer is carcinoma in situ. Stage IV has spread to distant organs.")
+    assert check.before("What do the stages 0 and IV of breast cancer mean?", evidence).relevant
+
+
+def test_limited_and_extensive_stage_are_read_in_every_language():
+    for text in ("limited-stage small cell lung cancer", "소세포폐암 제한병기", "小細胞肺がんの限局型", "小细胞肺癌局限期"):
+        assert "limited-stage" in extract(text).disease, text
+    for text in ("extensive stage", "확장병기", "小細胞肺がんの進展型", "廣泛期"):
+        assert "extensive-stage" in extract(text).disease, text

@@ -57,7 +57,7 @@ FILLER_WORDS = (
     "again soon now later often always never usually instead away afterwards afterward else "
     "father mother dad mum mom husband wife brother sister friend friends family "
     "cancer cancers tumor tumors tumour tumours malignant malignancy malignancies"
-).split() + ["암", "がん", "ガン", "癌", "肿瘤", "腫瘍", "종양", "何", "무엇", "什么", "怎么", "如何",
+).split() + ["암", "がん", "ガン", "癌", "癌症", "肿瘤", "腫瘍", "종양", "何", "무엇", "什么", "怎么", "如何",
              # "a malignant tumour" names cancer in general, as 암/がん/癌 do
              "악성", "악성종양", "悪性", "悪性腫瘍", "恶性", "恶性肿瘤"] + (
     # Korean and Japanese question grammar: possibility, time, manner, "what kind of", "I"
@@ -367,8 +367,10 @@ _CONCEPT_FACETS = ("site", "subtype", "stage", "population", "line", "treatment"
 
 
 def _concepts(facets: Facets) -> set[str]:
-    """The language-neutral values of ``facets`` ("site:liver", "aspect:symptoms")."""
-    return {f"{name}:{value}" for name in _CONCEPT_FACETS for value in getattr(facets, name)}
+    """The language-neutral values of ``facets`` ("site:liver", "aspect:symptoms"); a biomarker by
+    its name alone (EGFR, whether a mutation or a status is named with it)."""
+    return {f"{name}:{value.split(':')[0] if name == 'biomarker' else value}"
+            for name in _CONCEPT_FACETS for value in getattr(facets, name)}
 
 
 def _builtin_terms(text: str) -> list[str]:

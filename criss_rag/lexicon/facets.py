@@ -274,12 +274,16 @@ _STATUS_RE = re.compile(r"^[\s-]*(?:" + "|".join(f"(?P<s{i}>{p})" for i, (p, _) 
                         re.IGNORECASE)
 
 
+#: markers that are also plain English words or too short to be sure of without a status after them
+_SHORT_MARKERS = ("ER", "PR", "HR", "AR", "RET", "MET", "KIT")
+
+
 def _biomarkers(text: str) -> tuple[list[str], str]:
     found = []
     out = text
     for match in _MARKER_RE.finditer(text):
         marker = re.sub(r"[\s-]", "", match.group("m").upper()).replace("/NEU", "")
-        if marker in ("ER", "PR", "HR", "AR", "RET", "MET", "KIT") and not re.match(
+        if marker in _SHORT_MARKERS and not re.match(
             r"[\s-]*[+\-−]|[\s-]*(?:pos|neg|양|음|陽|陰|阳|阴|mut|变|変|fus|amp|status|express)",
             match.group("rest"),
             re.IGNORECASE,
@@ -386,6 +390,15 @@ def named_spans(text: str, language: str | None = None) -> list[tuple[int, int, 
     if language == "en":
         text = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     spans: list[tuple[int, int, str]] = []
+    for match in _MARKER_RE.finditer(text):  # the marker alone: whether a status follows is the claim's business
+        marker = re.sub(r"[\s-]", "", match.group("m").upper()).replace("/NEU", "")
+        if marker not in _SHORT_MARKERS:
+            spans.append((match.start(), match.end("m"), f"biomarker:{marker}"))
+    for pattern in _STAGE_RES:
+        for match in pattern.finditer(text):
+            sub = (match.group("s") or "").upper() + (match.group("s2") or "")
+            spans.append((match.start(), match.end(), f"stage:stage:{_stage_number(match.group('n'))}{sub}"))
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
     for pattern, facet, value, blank in LEXICON[language]:
         for match in pattern.finditer(text):
             spans.append((match.start(), match.end(),
