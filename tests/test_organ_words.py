@@ -155,7 +155,8 @@ def test_stages_and_biomarkers_split_into_several_words_are_named_by_their_span(
 
 
 def test_limited_and_extensive_stage_are_read_in_every_language():
-    for text in ("limited-stage small cell lung cancer", "소세포폐암 제한병기", "小細胞肺がんの限局型", "小细胞肺癌局限期"):
+    for text in ("limited-stage small cell lung cancer", "소세포폐암 제한병기", "小細胞肺がんの限局型",
+                 "小细胞肺癌局限期"):
         assert "limited-stage" in extract(text).disease, text
     for text in ("extensive stage", "확장병기", "小細胞肺がんの進展型", "廣泛期"):
         assert "extensive-stage" in extract(text).disease, text

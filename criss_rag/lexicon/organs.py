@@ -35,7 +35,7 @@ ORGAN_NAMES: dict[str, dict[str, list[str]]] = {
         "en": [],
     },
     "colon": {
-        "ko": [f"{_KO_START}큰\\s*창자", f"{_KO_START}잘록\\s*창자", f"{_KO_START}창자(?=[^?？]{{0,10}}(?:암|종양|혹))"],
+        "ko": [f"{_KO_START}큰\\s*창자", f"{_KO_START}잘록\\s*창자", _KO_START + near_cancer("창자")],
         "ja": ["(?<![小指盲胃])腸(?![閉炎])", "はらわた"],
         "zh": ["(?<![小指盲胃])肠(?![胃道炎梗])"],
         "en": [r"large\s+intestines?", "colorectum"],
