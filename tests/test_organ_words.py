@@ -117,6 +117,8 @@ def test_words_that_place_or_frame_the_topic_need_no_covering():
     ("インスリンをつくる、胃の裏にある臓器のがんについて", "pancreatic"),
     ("胃后面分泌胰岛素的器官长了肿瘤怎么办", "pancreatic"),
     ("a tumour of the organ behind the stomach that makes insulin", "pancreatic"),
+    ("침묵의 장기라는 곳에 생긴 암은 왜 늦게 발견되나요?", "liver"),              # described by what it is called
+    ("血糖を調節する臓器のがんはどう治療しますか", "pancreatic"),
 ])
 def test_an_organ_named_only_as_a_landmark_is_not_the_cancer_asked(question, expected):
     assert asked_types(LEXICON, question) == [expected]
