@@ -143,6 +143,13 @@ def test_a_cue_inside_a_condition_is_not_what_is_asked():
     assert asked_part("간암의 증상은?") == "간암의 증상은?"
 
 
+def test_what_can_be_done_for_the_patient_asks_about_treatment_what_the_organ_does_does_not():
+    intents = IntentLexicon({})
+    assert intents.detect("폐암이 뇌로 번지지 않게 할 수 있는 게 있나요?") == ["treatment"]
+    assert intents.detect("膵臓がんで何をしてもらえますか") == ["treatment"]
+    assert "treatment" not in intents.detect("すい臓はどこにあって何をしているのですか？")
+
+
 def test_stages_and_biomarkers_split_into_several_words_are_named_by_their_span():
     """A segmenter cuts 0期 into 0 / 期 and PD-L1 into pd / l1; each piece names what the whole
     does, so English evidence saying "Stage 0" or "PD-L1" covers them."""
