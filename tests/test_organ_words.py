@@ -169,3 +169,12 @@ def test_limited_and_extensive_stage_are_read_in_every_language():
         assert "limited-stage" in extract(text).disease, text
     for text in ("extensive stage", "확장병기", "小細胞肺がんの進展型", "廣泛期"):
         assert "extensive-stage" in extract(text).disease, text
+
+
+def test_a_phrase_names_a_word_only_when_it_holds_most_of_the_word():
+    """手術 (surgery) inside 手術費用 (surgery cost) does not make the cost covered by a surgery page;
+    허파 names 허파에서, 三期 names the term 第三期."""
+    assert word_concepts("肝がんの手術費用は？", [("手術費用", {"手術", "術費", "費用"})])["手術費用"] == set()
+    assert word_concepts("肝がんの手術は？", [("手術", {"手術"})])["手術"] == {"treatment:surgery"}
+    assert word_concepts("허파에서 생긴 암", [("허파에서", {"허파"})])["허파에서"] == {"site:lung"}
+    assert "stage:stage:III" in word_concepts("大肠癌第三期", [("第三期", {"第三期"})])["第三期"]

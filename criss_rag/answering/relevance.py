@@ -69,8 +69,8 @@ FILLER_WORDS = (
     # (because of), what kind, whether it is related, true, how much; a person, the body, these days;
     # "the organ" of a question that describes the organ it means
     "때문 쪽 안 속 밖 뒤 앞 옆 밑 아래 사이 거기 여기 일 종류 형태 사실 관련 부분 정도 요즘 사람 몸 곳 장기 "
-    "間 後 前 上 下 横 裏 外 内 側 方 種類 関係 特 必要 仲間 部分 場所 人 今 最近 心配 一番 全部 意味 "
-    "医生 大夫 病人 患者 适合 注意 主要 不同 甚至 开始 的话 有人 一次 代表 分别 怀疑 担心 看起来 听到 常 常见 区别"
+    "上 下 横 裏 外 内 側 方 種類 関係 特 必要 仲間 部分 場所 今 最近 心配 一番 意味 "
+    "医生 大夫 适合 注意 主要 不同 甚至 开始 的话 有人 一次 代表 分别 怀疑 担心 看起来 听到 常 常见 区别"
 ).split()
 
 _META_FIELDS = ("title", "heading", "section", "menu_name")
@@ -311,22 +311,34 @@ def word_concepts(question: str, words: list[tuple[str, set[str]]]) -> dict[str,
     read in the question, where the words around it tell which sense it has (이자 in 이자에 생긴 암 is
     the pancreas), and in the word alone; not what is asked (aspect: diagnosis, treatment), a
     direction or a time: evidence on the asked cancer names those whatever the question's point is
-    ("진단을 받으면 보험금은?" is about insurance, not diagnosis)."""
+    ("진단을 받으면 보험금은?" is about insurance, not diagnosis). A phrase names the word only when
+    it holds at least half of the word's terms: 手術 in 手術費用 (surgery cost) leaves the cost
+    unnamed, 허파 in 허파에서 names it."""
     language = detect_language(question)
-    spans = [(start, end, concept) for start, end, concept in named_spans(question, language)
-             if not concept.startswith(_NOT_THINGS)]
     plain = simplified_chars(question) if language == "zh" else question
     found: dict[str, set[str]] = {}
-    for word, _ in words:
-        concepts = {c for c in _concepts(extract(word, language)) if not c.startswith(_NOT_THINGS)}
-        for form in dict.fromkeys((question, plain)):
+    for word, terms in words:
+        concepts: set[str] = set()
+        for form in dict.fromkeys((word, question, plain)):
+            spans = named_spans(form, language)
             start = form.find(word)
             while start >= 0:
                 end = start + len(word)
-                concepts |= {c for s, e, c in spans if s < end and start < e}
+                concepts |= {c for s, e, c in spans if s < end and start < e and not c.startswith(_NOT_THINGS)
+                             and _holds_terms(form[s:e], terms)}
                 start = form.find(word, end)
         found[word] = concepts
     return found
+
+
+def _holds_terms(phrase: str, terms: set[str]) -> bool:
+    """At least half of ``terms`` lie in ``phrase``, or are mostly it (三期 of the term 第三期)."""
+    phrase = simplified_chars(phrase).lower()
+
+    def held(term: str) -> bool:
+        return term in phrase or (phrase in term and 2 * len(phrase) > len(term))
+
+    return not terms or sum(held(simplified_chars(term).lower()) for term in terms) * 2 >= len(terms)
 
 
 _NOT_THINGS = ("aspect:", "direction:", "timing:")
