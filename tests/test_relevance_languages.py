@@ -135,7 +135,7 @@ def test_a_word_is_covered_by_a_lexicon_concept_the_evidence_names_in_other_word
 def test_without_the_lexicon_concepts_those_words_stay_uncovered(monkeypatch, jieba_check):
     import criss_rag.answering.relevance as relevance
 
-    monkeypatch.setattr(relevance, "_word_concepts", lambda word: set())
+    monkeypatch.setattr(relevance, "word_concepts", lambda question, words: {})
     check = jieba_check
     evidence = context(
         "大肠癌是从大肠黏膜长出的恶性肿瘤。",

@@ -40,8 +40,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from criss_rag.answering.sentence_check import basic_terms
+from criss_rag.language.chinese_script import simplified_chars
 from criss_rag.language.text import HAN, HANGUL, detect_language, split_sentences
-from criss_rag.lexicon.facets import Facets, extract
+from criss_rag.lexicon.facets import Facets, extract, named_spans
 from criss_rag.types import Context, Evidence, RelevanceVerdict, SentenceSupport
 
 Language = Literal["en", "ko", "ja", "zh"]
@@ -56,13 +57,20 @@ FILLER_WORDS = (
     "again soon now later often always never usually instead away afterwards afterward else "
     "father mother dad mum mom husband wife brother sister friend friends family "
     "cancer cancers tumor tumors tumour tumours malignant malignancy malignancies"
-).split() + ["암", "がん", "ガン", "癌", "肿瘤", "腫瘍", "종양", "何", "무엇", "什么", "怎么", "如何",
+).split() + ["암", "がん", "ガン", "癌", "癌症", "肿瘤", "腫瘍", "종양", "何", "무엇", "什么", "怎么", "如何",
              # "a malignant tumour" names cancer in general, as 암/がん/癌 do
              "악성", "악성종양", "悪性", "悪性腫瘍", "恶性", "恶性肿瘤"] + (
     # Korean and Japanese question grammar: possibility, time, manner, "what kind of", "I"
     "수 있나요 있을까요 있습니까 있어요 중 중에 경우 경우에 때 후 후에 전 어떤 어떻게 언제 얼마나 왜 어디 "
     "좋을까요 좋나요 되나요 하나요 해야 받을 받으면 할 하면 등 정말 같이 그냥 저 제 우리 "
     "場合 時 方法 本当 私 家族"
+).split() + (
+    # words that place or frame the topic without naming it: where (inside, behind, below), why
+    # (because of), what kind, whether it is related, true, how much; a person, the body, these days;
+    # "the organ" of a question that describes the organ it means
+    "때문 쪽 안 속 밖 뒤 앞 옆 밑 아래 사이 거기 여기 일 종류 형태 사실 관련 부분 정도 요즘 사람 몸 곳 장기 "
+    "上 下 横 裏 外 内 側 方 種類 関係 特 必要 仲間 部分 場所 今 最近 心配 一番 意味 "
+    "医生 大夫 适合 注意 主要 不同 甚至 开始 的话 有人 一次 代表 分别 怀疑 担心 看起来 听到 常 常见 区别"
 ).split()
 
 _META_FIELDS = ("title", "heading", "section", "menu_name")
@@ -144,8 +152,10 @@ class RelevanceCheck:
         if detect_language(question) == "zh":  # no word boundaries: each term is a word
             return _chinese_words([[t for t in analyze(clause) if t not in ignored]
                                    for clause in _CLAUSE_BREAK.split(question) if clause.strip()])
+        # a Korean word is read in its sentence too: 수도 of 잘라 낼 수도 is 수 (may), not the capital
+        in_context = set(analyze(question)) if detect_language(question) == "ko" else None
         for word in _WORD.findall(question):
-            terms = {t for t in analyze(word) if t not in ignored}
+            terms = {t for t in analyze(word) if t not in ignored and (in_context is None or t in in_context)}
             if terms and word.lower() not in ignored:
                 words.setdefault(word, set()).update(terms)
         return list(words.items())
@@ -187,8 +197,9 @@ class RelevanceCheck:
             if not gains or max(gains) == 0:
                 break
             covered |= sentences[gains.index(max(gains))]
-        named = self._named(words, covered, [f"{self._meta_text(e)}\n{e.text}" for e in context.evidence])
-        return self._verdict(question, words, covered, "evidence", named)
+        concepts = word_concepts(question, words)
+        named = self._named(words, covered, [f"{self._meta_text(e)}\n{e.text}" for e in context.evidence], concepts)
+        return self._verdict(question, words, covered, "evidence", named, concepts)
 
     def after(self, question: str, sentences: Sequence[SentenceSupport], context: Context) -> RelevanceVerdict:
         """Does the shown answer cover the question? (said by a sentence and in its evidence, or in a
@@ -206,14 +217,16 @@ class RelevanceCheck:
             for evidence in cited:
                 meta = self._meta_terms(evidence, analyze)
                 covered |= meta | (said & (set(analyze(evidence.text)) | meta))
+        concepts = word_concepts(question, words)
         named = self._named(words, covered, [text for s, cited in shown if cited
-                                             for text in (s.text, *map(self._meta_text, cited))])
-        return self._verdict(question, words, covered, "answer", named)
+                                             for text in (s.text, *map(self._meta_text, cited))], concepts)
+        return self._verdict(question, words, covered, "answer", named, concepts)
 
-    def _named(self, words: list[tuple[str, set[str]]], covered: set[str], texts: list[str]) -> set[str]:
+    def _named(self, words: list[tuple[str, set[str]]], covered: set[str], texts: list[str],
+               concepts: dict[str, set[str]]) -> set[str]:
         """The lexicon concepts ``texts`` name, when a question word the terms leave uncovered names
         one (read only then: the lexicon is slower than the terms)."""
-        if all(_terms_covered(terms, covered) or not _word_concepts(word) for word, terms in words):
+        if all(_terms_covered(terms, covered) or not concepts.get(word) for word, terms in words):
             return set()
         named: set[str] = set()
         for text in texts:
@@ -224,12 +237,12 @@ class RelevanceCheck:
         return " ".join(str(evidence.hit.metadata.get(f) or "") for f in _META_FIELDS)
 
     def _verdict(self, question: str, words: list[tuple[str, set[str]]], covered: set[str],
-                 checked: str, named: set[str] = frozenset()) -> RelevanceVerdict:
+                 checked: str, named: set[str], concepts: dict[str, set[str]]) -> RelevanceVerdict:
         # a word is covered by its terms, or by a concept of the shared lexicon it names that the
         # evidence names too, in any words or language (허파/폐 aside: 第三期 by "stage III", 钼靶 by
         # "mammography", 可切除 by "surgery")
         def is_covered(word: str, terms: set[str]) -> bool:
-            return _terms_covered(terms, covered) or bool(named and _word_concepts(word) & named)
+            return _terms_covered(terms, covered) or bool(named and concepts.get(word, set()) & named)
 
         hit = [w for w, terms in words if is_covered(w, terms)]
         missing = [w for w, terms in words if not is_covered(w, terms)]
@@ -293,12 +306,42 @@ def _terms_covered(terms: set[str], covered: set[str]) -> bool:
     return found * 2 >= len(terms)
 
 
-def _word_concepts(word: str) -> set[str]:
-    """The things of the shared lexicon one question word names (a site, stage, test, drug, ...),
-    not what is asked (aspect: diagnosis, treatment), a direction or a time: evidence on the asked
-    cancer names those whatever the question's point is ("진단을 받으면 보험금은?" is about insurance,
-    not diagnosis)."""
-    return {c for c in _concepts(extract(word)) if not c.startswith(("aspect:", "direction:", "timing:"))}
+def word_concepts(question: str, words: list[tuple[str, set[str]]]) -> dict[str, set[str]]:
+    """The things of the shared lexicon each question word names (a site, stage, test, drug, ...),
+    read in the question, where the words around it tell which sense it has (이자 in 이자에 생긴 암 is
+    the pancreas), and in the word alone; not what is asked (aspect: diagnosis, treatment), a
+    direction or a time: evidence on the asked cancer names those whatever the question's point is
+    ("진단을 받으면 보험금은?" is about insurance, not diagnosis). A phrase names the word only when
+    it holds at least half of the word's terms: 手術 in 手術費用 (surgery cost) leaves the cost
+    unnamed, 허파 in 허파에서 names it."""
+    language = detect_language(question)
+    plain = simplified_chars(question) if language == "zh" else question
+    found: dict[str, set[str]] = {}
+    for word, terms in words:
+        concepts: set[str] = set()
+        for form in dict.fromkeys((word, question, plain)):
+            spans = named_spans(form, language)
+            start = form.find(word)
+            while start >= 0:
+                end = start + len(word)
+                concepts |= {c for s, e, c in spans if s < end and start < e and not c.startswith(_NOT_THINGS)
+                             and _holds_terms(form[s:e], terms)}
+                start = form.find(word, end)
+        found[word] = concepts
+    return found
+
+
+def _holds_terms(phrase: str, terms: set[str]) -> bool:
+    """At least half of ``terms`` lie in ``phrase``, or are mostly it (三期 of the term 第三期)."""
+    phrase = simplified_chars(phrase).lower()
+
+    def held(term: str) -> bool:
+        return term in phrase or (phrase in term and 2 * len(phrase) > len(term))
+
+    return not terms or sum(held(simplified_chars(term).lower()) for term in terms) * 2 >= len(terms)
+
+
+_NOT_THINGS = ("aspect:", "direction:", "timing:")
 
 
 def _chinese_words(clauses: list[list[str]]) -> list[tuple[str, set[str]]]:
@@ -336,8 +379,10 @@ _CONCEPT_FACETS = ("site", "subtype", "stage", "population", "line", "treatment"
 
 
 def _concepts(facets: Facets) -> set[str]:
-    """The language-neutral values of ``facets`` ("site:liver", "aspect:symptoms")."""
-    return {f"{name}:{value}" for name in _CONCEPT_FACETS for value in getattr(facets, name)}
+    """The language-neutral values of ``facets`` ("site:liver", "aspect:symptoms"); a biomarker by
+    its name alone (EGFR, whether a mutation or a status is named with it)."""
+    return {f"{name}:{value.split(':')[0] if name == 'biomarker' else value}"
+            for name in _CONCEPT_FACETS for value in getattr(facets, name)}
 
 
 def _builtin_terms(text: str) -> list[str]:
@@ -349,8 +394,10 @@ def _builtin_terms(text: str) -> list[str]:
 _HIRAGANA = re.compile("[\u3040-\u309f]+")
 _HAN_CHAR = re.compile(f"[{HAN}]")
 _CLAUSE_BREAK = re.compile(r"[\s\u3000-\u303f\uff00-\uff0f\uff1a-\uff20.,;:!?()\[\]\"'、，。；：！？（）「」『』]+")
-# Latin words; Hangul words; kanji/katakana runs (hiragana between them is grammar); Han runs
-_WORD = re.compile(f"[A-Za-z0-9\u00c0-\u024f'’-]+|[{HANGUL}]+|[{HAN}\u30a0-\u30ffー]+")
+# Latin words; Hangul words; kanji/katakana runs (hiragana between them is grammar, except one
+# kana of a verb's own, in its joining form, inside a compound: 取り除く, 通り道, 切り取る are one word each); Han runs
+_OKURIGANA = "[いきぎしじちにびみりけげせてねべめれえ]"
+_WORD = re.compile(f"[A-Za-z0-9\u00c0-\u024f'’-]+|[{HANGUL}]+|[{HAN}\u30a0-\u30ffー]+(?:{_OKURIGANA}[{HAN}]+)*")
 
 
 def languages_of(text: str) -> set[str]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from criss_rag.lexicon.organs import ORGAN_NAMES
+
 ROMAN = {"0": "0", "1": "I", "2": "II", "3": "III", "4": "IV", "5": "V"}
 
 Entry = tuple[re.Pattern, str, "str | None", bool]
@@ -72,7 +74,9 @@ EN: list[Entry] = _en(
         (r"hormone[\s-]+receptor[\s-]*negative", "biomarker", "HR:negative", True),
         (r"estrogen[\s-]+receptor[\s-]*positive", "biomarker", "ER:positive", True),
         (r"estrogen[\s-]+receptor[\s-]*negative", "biomarker", "ER:negative", True),
-        # disease state
+        # disease state (small-cell lung cancer is staged as limited or extensive)
+        (r"limited[\s-]+stage|limited[\s-]+disease", "disease", "limited-stage", True),
+        (r"extensive[\s-]+stage|extensive[\s-]+disease", "disease", "extensive-stage", True),
         (r"non[\s-]*invasive", "disease", "non-invasive", True),
         (r"invasive", "disease", "invasive", True),
         (r"locally[\s-]+advanced", "disease", "locally-advanced", True),
@@ -161,6 +165,7 @@ EN: list[Entry] = _en(
         (r"mri(?:\s+scans?)?", "test", "mri", True),
         (r"pet(?:[\s-]+ct)?\s+scans?|pet", "test", "pet", True),
         (r"biops\w*", "test", "biopsy", True),
+        (r"laparoscop\w*", "test", "laparoscopy", True),
         (r"ultrasound|sonogra\w*", "test", "ultrasound", True),
         (r"pap\s+(?:smear|test)s?", "test", "pap", True),
         (r"x[\s-]*rays?", "test", "x-ray", True),
@@ -260,6 +265,8 @@ KO: list[Entry] = _cjk(
         (r"역형성", "subtype", "anaplastic", True),
         (r"수질", "subtype", "medullary", True),
         (r"유전성|유전", "disease", "hereditary", True),
+        (r"제한\s*병?기", "disease", "limited-stage", True),
+        (r"확장\s*병?기", "disease", "extensive-stage", True),
         (r"비침윤성", "disease", "non-invasive", True),
         (r"침윤성", "disease", "invasive", True),
         (r"국소\s*진행", "disease", "locally-advanced", True),
@@ -303,7 +310,9 @@ KO: list[Entry] = _cjk(
         (r"유방\s*보존|부분\s*절제", "treatment", "lumpectomy", True),
         (r"고주파\s*열?치료|고주파|소작", "treatment", "ablation", True),
         (r"색전술", "treatment", "embolization", True),
-        (r"수술|절제", "treatment", "surgery", True),
+        # taking it out in everyday words (없앨 수 있나요, 떼어내다, 들어낸) is surgery too
+        (r"수술|절제|제거|없애|없앨|떼어\s*내|떼어\s*낼|떼어\s*낸|잘라\s*내|잘라\s*낼|잘라\s*낸|들어\s*내|들어\s*낸",
+         "treatment", "surgery", True),
         (r"대장\s*내시경", "test", "colonoscopy", True),
         (r"내시경", "test", "endoscopy", True),
         (r"유방\s*촬영|맘모그램", "test", "mammography", True),
@@ -311,6 +320,7 @@ KO: list[Entry] = _cjk(
         (r"MRI|자기\s*공명", "test", "mri", True),
         (r"PET", "test", "pet", True),
         (r"조직\s*검사", "test", "biopsy", True),
+        (r"복강경", "test", "laparoscopy", True),
         (r"초음파", "test", "ultrasound", True),
         (r"혈액\s*검사", "test", "blood-test", True),
         (
@@ -383,6 +393,8 @@ JA: list[Entry] = _cjk(
         (r"濾胞", "subtype", "follicular", True),
         (r"未分化", "subtype", "anaplastic", True),
         (r"髄様", "subtype", "medullary", True),
+        (r"限局型", "disease", "limited-stage", True),
+        (r"進展型", "disease", "extensive-stage", True),
         (r"非浸潤性?", "disease", "non-invasive", True),
         (r"浸潤性?", "disease", "invasive", True),
         (r"局所進行", "disease", "locally-advanced", True),
@@ -427,7 +439,7 @@ JA: list[Entry] = _cjk(
         (r"乳房温存", "treatment", "lumpectomy", True),
         (r"ラジオ波|焼灼", "treatment", "ablation", True),
         (r"塞栓", "treatment", "embolization", True),
-        (r"手術|切除|外科", "treatment", "surgery", True),
+        (r"手術|切除|外科|取り除|取り去|切り取|摘出|取り出", "treatment", "surgery", True),
         (r"大腸内視鏡", "test", "colonoscopy", True),
         (r"内視鏡|胃カメラ", "test", "endoscopy", True),
         (r"マンモグラフィ(?:ー)?", "test", "mammography", True),
@@ -435,6 +447,7 @@ JA: list[Entry] = _cjk(
         (r"MRI", "test", "mri", True),
         (r"PET", "test", "pet", True),
         (r"生検|生体検査", "test", "biopsy", True),
+        (r"腹腔鏡", "test", "laparoscopy", True),
         (r"超音波|エコー", "test", "ultrasound", True),
         (r"血液検査", "test", "blood-test", True),
         (
@@ -508,6 +521,8 @@ ZH: list[Entry] = _cjk(
         (r"滤泡", "subtype", "follicular", True),
         (r"未分化", "subtype", "anaplastic", True),
         (r"髓样", "subtype", "medullary", True),
+        (r"局限期|局限型", "disease", "limited-stage", True),
+        (r"广泛期|广泛型|扩散期", "disease", "extensive-stage", True),
         (r"非浸润性?", "disease", "non-invasive", True),
         (r"浸润性?", "disease", "invasive", True),
         (r"局部晚期", "disease", "locally-advanced", True),
@@ -542,7 +557,7 @@ ZH: list[Entry] = _cjk(
         (r"姑息", "line", "palliative", True),
         (r"挽救", "line", "salvage", True),
         (r"造血干细胞移植|骨髓移植", "treatment", "stem-cell-transplant", True),
-        (r"肝移植", "treatment", "organ-transplant", True),
+        (r"肝(?:脏)?移植|器官移植", "treatment", "organ-transplant", True),
         (r"免疫(?:治疗|疗法|检查点抑制剂)", "treatment", "immunotherapy", True),
         (r"靶向(?:治疗|药物|药)?", "treatment", "targeted-therapy", True),
         (r"内分泌治疗|激素治疗|激素疗法", "treatment", "hormone-therapy", True),
@@ -552,14 +567,15 @@ ZH: list[Entry] = _cjk(
         (r"保乳", "treatment", "lumpectomy", True),
         (r"射频消融|消融", "treatment", "ablation", True),
         (r"栓塞", "treatment", "embolization", True),
-        (r"手术|切除", "treatment", "surgery", True),
+        (r"手术|切除|切掉|割掉|拿掉|去除|开刀", "treatment", "surgery", True),
         (r"肠镜|结肠镜", "test", "colonoscopy", True),
-        (r"胃镜|内镜|内窥镜", "test", "endoscopy", True),
+        (r"胃镜|内镜|内窥镜|内视镜", "test", "endoscopy", True),
+        (r"腹腔镜", "test", "laparoscopy", True),
         (r"钼靶|乳腺X线", "test", "mammography", True),
-        (r"CT", "test", "ct", True),
-        (r"磁共振|MRI", "test", "mri", True),
+        (r"CT|电脑断层|断层扫描", "test", "ct", True),
+        (r"磁共振|核磁|MRI", "test", "mri", True),
         (r"PET", "test", "pet", True),
-        (r"活检|活组织检查", "test", "biopsy", True),
+        (r"活检|活组织检查|穿刺|切片", "test", "biopsy", True),
         (r"B超|超声|超音波", "test", "ultrasound", True),
         (r"验血|血液检查", "test", "blood-test", True),
         (r"他莫昔芬|来曲唑|阿那曲唑|阿司匹林|二甲双胍|赫赛汀|可瑞达|欧狄沃|格列卫|泰瑞沙|易瑞沙", "drug", None, True),
@@ -602,7 +618,16 @@ ZH: list[Entry] = _cjk(
     ]
 )
 
-LEXICON: dict[str, list[Entry]] = {"en": EN, "ko": KO, "ja": JA, "zh": ZH}
+
+def _organ_names(language: str) -> list[Entry]:
+    """The everyday and anatomical organ names of :mod:`criss_rag.lexicon.organs` as site entries."""
+    wrap = _en if language == "en" else _cjk
+    return wrap([(pattern, "site", site, False) for site, names in ORGAN_NAMES.items()
+                 for pattern in names.get(language, [])])
+
+
+LEXICON: dict[str, list[Entry]] = {language: [*entries, *_organ_names(language)]
+                                   for language, entries in (("en", EN), ("ko", KO), ("ja", JA), ("zh", ZH))}
 
 NEGATION: dict[str, re.Pattern] = {
     "en": re.compile(

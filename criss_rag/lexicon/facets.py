@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
+from criss_rag.language.chinese_script import simplified_chars
 from criss_rag.language.text import detect_language
 from criss_rag.lexicon.facet_words import LEXICON, NEGATION, ROMAN
 
@@ -273,12 +274,16 @@ _STATUS_RE = re.compile(r"^[\s-]*(?:" + "|".join(f"(?P<s{i}>{p})" for i, (p, _) 
                         re.IGNORECASE)
 
 
+#: markers that are also plain English words or too short to be sure of without a status after them
+_SHORT_MARKERS = ("ER", "PR", "HR", "AR", "RET", "MET", "KIT")
+
+
 def _biomarkers(text: str) -> tuple[list[str], str]:
     found = []
     out = text
     for match in _MARKER_RE.finditer(text):
         marker = re.sub(r"[\s-]", "", match.group("m").upper()).replace("/NEU", "")
-        if marker in ("ER", "PR", "HR", "AR", "RET", "MET", "KIT") and not re.match(
+        if marker in _SHORT_MARKERS and not re.match(
             r"[\s-]*[+\-−]|[\s-]*(?:pos|neg|양|음|陽|陰|阳|阴|mut|变|変|fus|amp|status|express)",
             match.group("rest"),
             re.IGNORECASE,
@@ -362,13 +367,51 @@ def _cjk_cancers(text: str, language: str) -> list[str]:
 # -- the whole extraction ---------------------------------------------------------------------------
 
 
+def _language(text: str, language: str | None) -> str:
+    language = language or detect_language(text)
+    return language if language in LEXICON else "en"
+
+
+def _plain(text: str, language: str) -> str:
+    """``text`` with typographic quotes, full-width forms and (Chinese) Traditional characters in
+    their plain forms, character for character (a span in it is the same span in ``text``)."""
+    text = text.replace("’", "'").replace("‘", "'").replace("（", "(").replace("）", ")")
+    text = re.sub(r"[０-９Ａ-Ｚａ-ｚ％＋]", lambda m: chr(ord(m.group(0)) - 0xFEE0), text)  # full-width forms
+    return simplified_chars(text) if language == "zh" else text
+
+
+def named_spans(text: str, language: str | None = None) -> list[tuple[int, int, str]]:
+    """Where ``text`` names a thing of the lexicon: ``(start, end, "facet:value")`` per phrase,
+    read in the lexicon's order as :func:`extract` reads it (a blanked phrase is not read again:
+    "non-small cell" is not also "small cell"). Lets a reader tell which of its words name what,
+    with the words around them in view (이자 is the pancreas in 이자에 생긴 암, not in 이자가 붙는 대출)."""
+    language = _language(text, language)
+    text = _plain(text, language)
+    if language == "en":
+        text = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    spans: list[tuple[int, int, str]] = []
+    for match in _MARKER_RE.finditer(text):  # the marker alone: whether a status follows is the claim's business
+        marker = re.sub(r"[\s-]", "", match.group("m").upper()).replace("/NEU", "")
+        if marker not in _SHORT_MARKERS:
+            spans.append((match.start(), match.end("m"), f"biomarker:{marker}"))
+    for pattern in _STAGE_RES:
+        for match in pattern.finditer(text):
+            sub = (match.group("s") or "").upper() + (match.group("s2") or "")
+            spans.append((match.start(), match.end(), f"stage:stage:{_stage_number(match.group('n'))}{sub}"))
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    for pattern, facet, value, blank in LEXICON[language]:
+        for match in pattern.finditer(text):
+            spans.append((match.start(), match.end(),
+                          f"{facet}:{value if value is not None else match.group(0).strip().lower()}"))
+        if blank:
+            text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return spans
+
+
 def extract(question: str, language: str | None = None) -> Facets:
     """The facets of ``question`` (language detected unless given: en, ko, ja, zh; others read as en)."""
-    language = language or detect_language(question)
-    if language not in LEXICON:
-        language = "en"
-    text = question.replace("’", "'").replace("‘", "'").replace("（", "(").replace("）", ")")
-    text = re.sub(r"[０-９Ａ-Ｚａ-ｚ％＋]", lambda m: chr(ord(m.group(0)) - 0xFEE0), text)  # full-width forms
+    language = _language(question, language)
+    text = _plain(question, language)
     if language == "en":
         text = _EN_ACRONYM_RE.sub(_acronym, text)
     biomarker, text = _biomarkers(text)

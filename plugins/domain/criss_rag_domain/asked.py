@@ -21,6 +21,8 @@ from pathlib import Path
 
 import yaml
 
+from criss_rag.lexicon.facet_words import LEXICON
+from criss_rag.lexicon.organs import ORGAN_DESCRIPTIONS
 from criss_rag.plugin_utils import simplified_chars
 from criss_rag_domain.lexicon import CancerLexicon
 from criss_rag_domain.matching import normalise_text
@@ -47,6 +49,18 @@ _SPREAD_BEFORE = re.compile(
     re.IGNORECASE,
 )
 
+#: after an organ: it is where another organ lies (behind, beside, below, above, near it)
+_BESIDE_AFTER = re.compile(
+    r"^\s*(?:의\s*)?(?:뒤|뒷|옆|밑|아래|아랫|위쪽|윗|근처|주변|바로\s*뒤)"
+    r"|^\s*の?\s*(?:裏|後ろ|うしろ|横|下|上|そば|近く|隣|奥|周り)"
+    r"|^\s*的?\s*(?:后面|后方|背后|后边|旁边|下面|下方|上面|上方|附近|周围)"
+)
+#: before an organ: it is where another organ lies (English puts the preposition first)
+_BESIDE_BEFORE = re.compile(
+    r"\b(?:behind|beside|below|under|underneath|beneath|above|near|next\s+to)\s+(?:the\s+|your\s+|my\s+)?$",
+    re.IGNORECASE,
+)
+
 
 @dataclass(frozen=True)
 class _Organ:
@@ -56,21 +70,23 @@ class _Organ:
 
 
 @lru_cache(maxsize=1)
-def _organ_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
-    data = yaml.safe_load(ORGANS_FILE.read_text(encoding="utf-8"))["organs"]
-    patterns = []
-    for type_id, words in data.items():
+def _organ_patterns() -> tuple[tuple[re.Pattern[str], str, str, bool], ...]:
+    """(pattern, cancer type, language, is a name) for every organ word of a site ``organs.yaml``
+    maps to a type: the shared lexicon's site names, then the organs' descriptions."""
+    sites: dict[str, str] = yaml.safe_load(ORGANS_FILE.read_text(encoding="utf-8"))["sites"]
+    patterns: list[tuple[re.Pattern[str], str, str, bool]] = []
+    for language, entries in LEXICON.items():
+        patterns += [(pattern, sites[value], language, True) for pattern, facet, value, _ in entries
+                     if facet == "site" and value in sites]
+    for site, words in ORGAN_DESCRIPTIONS.items():
+        if site not in sites:
+            continue
         for language, phrases in words.items():
             for phrase in phrases:
-                body = r"\s*".join(re.escape(part) for part in phrase.split())
-                if language == "ko":  # at the start of a Korean word only: 간 in 간에, not in 시간
-                    patterns.append((re.compile(rf"(?<![가-힣]){body}"), type_id))
-                elif language == "en":
-                    patterns.append((re.compile(rf"\b{body}\b", re.IGNORECASE), type_id))
-                else:
-                    patterns.append((re.compile(simplified_chars(body)), type_id))
-    # longest words first, so 큰창자 is read before 창자 and 肝臓 before 肝
-    return tuple(sorted(patterns, key=lambda p: -len(p[0].pattern)))
+                body = phrase.replace(" ", r"\s*")
+                pattern = re.compile(rf"\b{body}\b", re.IGNORECASE) if language == "en" else re.compile(body)
+                patterns.append((pattern, sites[site], language, False))
+    return tuple(patterns)
 
 
 def is_location(text: str, start: int, end: int) -> bool:
@@ -78,14 +94,25 @@ def is_location(text: str, start: int, end: int) -> bool:
     return bool(_SPREAD_AFTER.search(text[end:end + 12]) or _SPREAD_BEFORE.search(text[max(0, start - 24):start]))
 
 
+def is_landmark(text: str, start: int, end: int) -> bool:
+    """Whether the organ at ``text[start:end]`` only says where another organ lies ("위 뒤에 있는
+    장기", "胃の裏にある臓器", "胃后面的器官", "the organ behind the stomach")."""
+    return bool(_BESIDE_AFTER.search(text[end:end + 8]) or _BESIDE_BEFORE.search(text[max(0, start - 24):start]))
+
+
 def organs_in(text: str) -> list[_Organ]:
-    """Organ mentions, longest first where they overlap, in text order."""
-    form = simplified_chars(text)
+    """Organ mentions (names and descriptions), longest first where they overlap, in text order;
+    an organ named as a landmark for another is left out."""
+    forms = {"zh": simplified_chars(text), "en": text.lower()}
+    matches: list[tuple[int, int, str]] = []
+    for pattern, type_id, language, name in _organ_patterns():
+        for match in pattern.finditer(forms.get(language, text)):
+            if not (name and is_landmark(text, match.start(), match.end())):
+                matches.append((match.start(), match.end(), type_id))
     found: list[_Organ] = []
-    for pattern, type_id in _organ_patterns():
-        for match in pattern.finditer(form):
-            if not any(match.start() < o.end and o.start < match.end() for o in found):
-                found.append(_Organ(type_id, match.start(), match.end()))
+    for start, end, type_id in sorted(set(matches), key=lambda m: (m[0] - m[1], m[0])):
+        if not any(start < o.end and o.start < end for o in found):
+            found.append(_Organ(type_id, start, end))
     return sorted(found, key=lambda o: o.start)
 
 

@@ -17,6 +17,7 @@ stages when it names a stage, and treatment when it names a drug.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -55,12 +56,31 @@ class IntentLexicon:
         """Intents in order of first cue; ``overview`` only when nothing more specific is asked."""
         found = list(dict.fromkeys(m.key for m in find_mentions(text, [*self._shared, self._matcher])))
         specific = [intent for intent in found if intent != OVERVIEW]
+        if len(specific) > 1:  # a cue inside a condition (黄疸が出たとき、...) is not what is asked
+            asked = [m.key for m in find_mentions(asked_part(text), [*self._shared, self._matcher])]
+            specific = [intent for intent in specific if intent in asked] or specific
         if not specific and self.named_things:
             facets = extract(text)
             specific = [
                 intent for facet, intent in NAMED_THINGS.items() if getattr(facets, facet) and intent in self.cues
             ]
         return specific or found
+
+
+#: the end of a condition before the main clause: 노래졌을 때는, 발견되면, 出たとき、, 手術したら, 转移的时候，
+_CONDITION = re.compile(
+    r"(?:때|면|다면|으면)(?:는|에는|에|도)?[\s,]+"
+    r"|(?:とき|時|たら|れば|場合)(?:は|に|には)?[、,\s]+"
+    r"|(?:时候?|的话|時候?|的話)[，,\s]+"
+)
+
+
+def asked_part(text: str) -> str:
+    """The main clause of a Korean, Japanese or Chinese question: what follows its last condition
+    ("...눈이 노래졌을 때는 무엇을 해 줄 수 있나요" asks what can be done, not about the symptom);
+    the whole text when it states none."""
+    ends = [m.end() for m in _CONDITION.finditer(text)]
+    return text[ends[-1]:] if ends and ends[-1] < len(text) else text
 
 
 @lru_cache(maxsize=1)
