@@ -27,3 +27,12 @@ def test_topic_finder_reads_every_shared_cancer_head() -> None:
     assert find_topic("皮肤黑色素瘤怎么治疗？") == "皮肤黑色素瘤"
     assert find_topic("多发性骨髓瘤有哪些症状？") == "多发性骨髓瘤"
     assert find_topic("What are the symptoms of meningioma?") == "meningioma"
+
+
+def test_facets_read_english_cancer_names_from_the_shared_heads() -> None:
+    from criss_rag.lexicon import facets
+
+    # single-word names whose suffix is a head: the facets' own copy of the heads missed these two
+    assert facets.extract("What is meningioma?").cancer == ("meningioma",)
+    assert facets.extract("How is ependymoma treated?").cancer == ("ependymoma",)
+    assert facets.extract("Is a lipoma dangerous?").cancer == ()

@@ -1,6 +1,7 @@
 """The head words that make a phrase a cancer's name, per language: "liver *cancer*", "*neuroblastoma*",
 간*암*, 肺*がん*, 胃*癌*. The chat's topic finder (:func:`criss_rag.answering.chat.find_topic`) reads a
-question's cancer with them; the full names with their translations are the domain plugin's lexicon.
+question's cancer with them, the shared facets (:mod:`criss_rag.lexicon.facets`) its English
+cancer names; the full names with their translations are the domain plugin's lexicon.
 
 English heads are a regular expression alternative (use it with ``re.IGNORECASE``); the Korean,
 Japanese and Chinese heads end a run of that language's letters (간암, 甲状腺がん, 黑色素瘤).

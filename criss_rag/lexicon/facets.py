@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
+from criss_rag.lexicon.cancer_names import EN_HEAD
 from criss_rag.language.chinese_script import simplified_chars
 from criss_rag.language.text import detect_language
 from criss_rag.lexicon.facet_words import LEXICON, NEGATION, ROMAN
@@ -54,9 +55,7 @@ class Facets:
 
 # -- English helpers ---------------------------------------------------------------------------------
 
-_EN_HEAD = re.compile(
-    r"\b(cancers?|tumou?rs?|carcinomas?|leuka?emias?|lymphomas?|melanomas?|sarcomas?|myelomas?|neoplasms?|"
-    r"[a-z]+(?:blastoma|cytoma|glioma|thymoma|mesothelioma|adenoma|carcinoid|ependymoma|meningioma)s?)\b")
+_EN_HEAD = re.compile(rf"\b({EN_HEAD})\b")
 _EN_STOP = set("""a an the of for about is are was were be been being what whats how hows and or my his her their your
 our does do did can could should would will may might must with have has had in on at to from that this it its
 which who whom when why where if i me we you they them he she there than then so as by into after before during
