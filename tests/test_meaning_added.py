@@ -6,23 +6,13 @@ are not content."""
 
 from __future__ import annotations
 
-from llama_index.core.schema import NodeWithScore
+from claim_fixtures import judge
 
-from criss_rag.answering.meaning_check import MeaningSupport, clauses
+from criss_rag.answering.meaning_check import clauses
 from criss_rag.lexicon.directions import stronger
 from criss_rag.lexicon.negation import negation_count
 from criss_rag.lexicon.quantities import Quantity, same_quantity
 from criss_rag.lexicon.terms import content_terms
-from criss_rag.types import Context, Evidence, Hit, Query, SentenceSupport, text_node
-
-
-def judge(claim: str, *passages: str) -> SentenceSupport:
-    evidence = tuple(Evidence(i, Hit(NodeWithScore(node=text_node(f"p{i}", p), score=1.0)), p)
-                     for i, p in enumerate(passages, 1))
-    sentence = SentenceSupport(text=claim, cited=list(range(1, len(passages) + 1)))
-    (verdict,) = MeaningSupport().verify(Query(text=""), [sentence], Context(evidence, ""))
-    return verdict
-
 
 HORMONE = "Hormone therapy is usually taken for five years after surgery. Hot flushes are a common side effect."
 KO_FATIGUE = "방사선 치료를 받는 동안 피로감이 흔하다. 피로는 대개 치료가 끝나고 몇 주 안에 회복된다."

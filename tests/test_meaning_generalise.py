@@ -5,22 +5,12 @@ restatements, and the words compared apart (negation, frequency) left out of the
 from __future__ import annotations
 
 import pytest
-from llama_index.core.schema import NodeWithScore
+from claim_fixtures import judge
 
-from criss_rag.answering.meaning_check import MeaningSupport
 from criss_rag.lexicon.claims import read
 from criss_rag.lexicon.edits import single_change, swapped
 from criss_rag.lexicon.quantities import Quantity, same_quantity
 from criss_rag.lexicon.terms import content_terms
-from criss_rag.types import Context, Evidence, Hit, Query, SentenceSupport, text_node
-
-
-def judge(claim: str, *passages: str) -> SentenceSupport:
-    evidence = tuple(Evidence(i, Hit(NodeWithScore(node=text_node(f"p{i}", p), score=1.0)), p)
-                     for i, p in enumerate(passages, 1))
-    sentence = SentenceSupport(text=claim, cited=list(range(1, len(passages) + 1)))
-    (verdict,) = MeaningSupport().verify(Query(text=""), [sentence], Context(evidence, ""))
-    return verdict
 
 
 def values(text: str, language: str) -> list[str]:
