@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from criss_rag.lexicon.cancer_names import EN_HEAD
 from criss_rag.language.chinese_script import simplified_chars
 from criss_rag.language.text import detect_language
+from criss_rag.lexicon.cancer_names import EN_HEAD
 from criss_rag.lexicon.facet_words import LEXICON, NEGATION, ROMAN
 
 # -- the result -----------------------------------------------------------------------------------
