@@ -26,7 +26,9 @@ DEFAULT_THRESHOLD = 0.5
 MARKER = CITATION_MARKER
 # markers written after the sentence's full stop ("cells. [1] Next", "cells.[1]", "細胞。[1]") belong
 # to the sentence before: move them in front of the stop so the sentence splitter keeps them there
-_TRAILING_MARKERS = re.compile(r"([.!?。！？]+)[ \t]*((?:\[\d+(?:\s*,\s*\d+)*\][ \t]*)+)")
+# (one marker is CITATION_MARKER without its capturing group)
+_ONE_MARKER = CITATION_MARKER.pattern.replace("(", "(?:", 1)
+_TRAILING_MARKERS = re.compile(r"([.!?。！？]+)[ \t]*((?:" + _ONE_MARKER + r"[ \t]*)+)")
 # "Direct answer:", "**Explanation**:", "説明：" in front of a sentence: a label, not part of the claim
 _LABEL = re.compile(r"^[\s*_#>]*([^:：\[\]\n]{1,40}?)[\s*_]*[:：][\s*_]*(?=\S)")
 _MARKDOWN = re.compile(r"[*_`#>]+")
