@@ -1,9 +1,9 @@
 """A plugin command listed by ``criss-rag --help`` without importing its module.
 
-Every ``criss-rag`` command loads every plugin, and a plugin's ``register_commands`` used to import
-the module that defines its command: ``crawl`` pulled in BeautifulSoup and requests (a few tenths
-of a second) for ``criss-rag ask`` too. A :class:`LazyCommand` carries the command's name and help
-text; the module is imported when the command runs or its own ``--help`` is asked for.
+Every ``criss-rag`` command loads every plugin, so a command module imported at registration is
+paid by every other command (``crawl``'s BeautifulSoup and requests: a few tenths of a second). A
+:class:`LazyCommand` carries the command's name and help text; the module is imported when the
+command runs or its own ``--help`` is asked for.
 """
 
 from __future__ import annotations
