@@ -169,17 +169,20 @@ def _merge(readings: Sequence[Reading]) -> Reading:
     return merged
 
 
-_HAN = re.compile(r"^[一-龥]{2}$")
+_HAN_TERM = re.compile(r"^[一-龥]{1,2}$")
 
 
 def _soft_coverage(terms: frozenset[str], other: frozenset[str]) -> float:
     """:func:`_coverage` for Chinese and Japanese, where a Han bigram the passage lacks counts when
     one of its characters is in a Han bigram of the passage: a reworded word keeps a character of
-    the passage's word more often than not (抽烟 / 吸烟, 掉发 / 脱发, 喝酒 / 饮酒). Only the share of
+    the passage's word more often than not (抽烟 / 吸烟, 掉发 / 脱发, 喝酒 / 饮酒). A single Han
+    character (a Japanese verb or adjective stem written with okurigana: 続く, 治る, 長い) counts when
+    a Han term of the passage contains it: the passage's Sino-Japanese compound of the same verb
+    (持続, 治癒, 長期) keeps its character. Only the share of
     a sentence and of its clauses found in the evidence reads it; the decisive items, the changed
     span and an added clause are compared as written."""
-    chars = {c for t in other if _HAN.match(t) for c in t}
-    held = sum(1 for t in terms if t in other or (_HAN.match(t) and (t[0] in chars or t[1] in chars)))
+    chars = {c for t in other if _HAN_TERM.match(t) for c in t}
+    held = sum(1 for t in terms if t in other or (_HAN_TERM.match(t) and any(c in chars for c in t)))
     return held / len(terms) if terms else 0.0
 
 
