@@ -54,7 +54,7 @@ from criss_rag.lexicon.claims import Reading, blanked, read
 from criss_rag.lexicon.claims import prepare as _prepare
 from criss_rag.lexicon.directions import contradicted, gradual, stronger
 from criss_rag.lexicon.edits import single_change, swapped
-from criss_rag.lexicon.negation import negated_scopes, without_non_negating
+from criss_rag.lexicon.negation import negated_scopes, without_non_negating, without_partial
 from criss_rag.lexicon.quantities import same_quantity as _same_quantity
 from criss_rag.lexicon.terms import content_terms
 from criss_rag.types import Context, Query, SentenceProblem, SentenceSupport
@@ -267,8 +267,8 @@ class MeaningSupport:
         problems += self._bound(text, language, unit, first)
         problems += self._negation(text, language, unit)
         passage_text = " ".join(s.text for p in passages for s in p.sentences)
-        for word in stronger(prepare_text(text, language), language):
-            ground = prepare_text(passage_text, language)
+        for word in stronger(without_partial(prepare_text(text, language), language), language):
+            ground = without_partial(prepare_text(passage_text, language), language)
             if not stronger(ground, language) and not (_CORRELATION.search(word) and gradual(ground, language)):
                 problems.append(SentenceProblem.of("not_in_evidence", f"'{word}' (a stronger claim)", first))
                 break

@@ -4,8 +4,9 @@ A sentence's polarity is the parity of the negation cues that negate what it say
 used" (one cue) and "is usually used" (none) say opposite things, "is not uncommon" and "it is not
 true that it never spreads" (two cues) say what the plain sentence says. Constructions that contain a
 cue word but negate nothing are removed before counting: "not only ... but also", 뿐만 아니라,
-だけでなく / のみならず, 不仅 / 不但 / 不只; so are words that merely contain a cue character
-(不同 "different", 非常 "very", 未来 "future", 少ない "few", 必ず "always").
+だけでなく / のみならず, 不仅 / 不但 / 不只, and the negated universals (:data:`PARTIAL`: "not
+always", "not necessarily", 必ずしも...ない, 반드시 ...은 아니다, 不一定), which hedge; so are
+words that merely contain a cue character (不同 "different", 非常 "very", 未来 "future", 少ない "few", 必ず "always").
 
 Frequency words that lean negative ("rarely", "seldom", 드물게, まれに, 很少) are read as a
 direction (:mod:`criss_rag.lexicon.directions`), not here, so "rarely" and "not often" are compared
@@ -15,6 +16,16 @@ as what they are: a low frequency.
 from __future__ import annotations
 
 import re
+
+#: a negated universal ("not always", "not necessarily", 必ずしも...ない, 반드시 ...은 아니다, 不一定):
+#: a hedge, that X is possible but not certain, which neither denies X nor claims it always holds
+PARTIAL: dict[str, str] = {
+    "en": r"\bnot\s+(?:always|necessarily|all|every|everyone|invariably|automatically)\b",
+    "ko": r"(?<![가-힣])(?:반드시|항상|언제나|모두)\s*[^.,;，。]{0,24}?(?:것은|것이|건|은|는)\s*아니",
+    "ja": r"必ずしも[^、。]{0,24}?(?:限らない|限らず|限りません|ない|ません)|とは限(?:らない|らず|りません)|"
+          r"(?:すべて|全て|いつも|常に)[^、。]{0,16}?わけでは(?:ない|ありません)",
+    "zh": r"不一定|未必|不总是|不見得|不见得|(?:不|并非|不是)(?:都|所有|每)",
+}
 
 # constructions whose cue word negates nothing (removed before the cues are counted)
 NOT_NEGATING: dict[str, re.Pattern] = {
@@ -34,6 +45,9 @@ NOT_NEGATING: dict[str, re.Pattern] = {
         r"不适|不良反应|无关紧要|莫不|非但|不仅仅|是否|能否|可否|与否|不如"
     ),
 }
+
+NOT_NEGATING = {language: re.compile(f"{PARTIAL[language]}|{pattern.pattern}")
+                for language, pattern in NOT_NEGATING.items()}
 
 #: an English word negated by its suffix ("painless": no pain), the words that only look so left out
 _LESS = r"(?!(?:un|regard|neverthe|count|doubt|need|end)less)[a-z]{3,}less"
@@ -75,6 +89,15 @@ def without_non_negating(text: str, language: str) -> str:
     """``text`` with the constructions that contain a cue but negate nothing blanked."""
     language = language if language in CUES else "en"
     return NOT_NEGATING[language].sub(lambda m: " " * len(m.group(0)), text)
+
+
+def without_partial(text: str, language: str) -> str:
+    """``text`` with its negated universals (:data:`PARTIAL`) blanked: what is left of "always" in
+    "not always" claims nothing universal."""
+    return _PARTIAL.get(language, _PARTIAL["en"]).sub(lambda m: " " * len(m.group(0)), text)
+
+
+_PARTIAL = {language: re.compile(pattern) for language, pattern in PARTIAL.items()}
 
 
 def negated_scopes(clause: str, language: str, blanked: str | None = None) -> list[str]:
