@@ -30,7 +30,7 @@ PARTIAL: dict[str, str] = {
 # constructions whose cue word negates nothing (removed before the cues are counted)
 NOT_NEGATING: dict[str, re.Pattern] = {
     "en": re.compile(
-        r"\bnot\s+(?:only|just|merely|simply)\b|\bno\s+matter\b|\bwhether\s+or\s+not\b|"
+        r"\bnot\s+(?:only|just|merely|simply)\b(?=[^.;]*\b(?:but|also|as\s+well|too)\b)|\bno\s+matter\b|\bwhether\s+or\s+not\b|"
         r"\bif\s+not\s+all\b|\bnot\s+least\b|\bnothing\s+but\b"
     ),
     "ko": re.compile(
@@ -41,8 +41,8 @@ NOT_NEGATING: dict[str, re.Pattern] = {
         r"ないし|いずれ|絶えず|相変わらず|思わず|有無|しか[^、。]{0,10}?(?:ない|ません)"
     ),
     "zh": re.compile(
-        r"不仅|不但|不只|不光|不止|不同|不断|不少|不久|不过|不论|不管|无论|未来|非常|差不多|并不只|"
-        r"不适|不良反应|无关紧要|莫不|非但|不仅仅|是否|能否|可否|与否|不如"
+        r"(?:并)?(?:不仅|不但|不只|不光|不止)(?=[^。；]*(?:也|还|而且|并且|更))|不同|不断|不少|不久|不过|不论|不管|无论|未来|非常|差不多|"
+        r"不适|不良反应|无关紧要|莫不|非但|是否|能否|可否|与否|不如"
     ),
 }
 
@@ -58,7 +58,8 @@ CUES: dict[str, re.Pattern] = {
     "en": re.compile(r"\b(?:not|no|never|without|cannot|none|nor|neither|nothing|nobody|nowhere|unable|"
                      r"fails?\s+to|failed\s+to|absent|absence\s+of|lacks?|lacking|free\s+of|ruled?\s+out|"
                      r"contraindicated|avoid(?:s|ed)?|neither|" + _LESS + r")\b"),
-    "ko": re.compile(r"않|없|못(?!하게\s*하)|아니|아닌|아님|마세요|마십시오|말아야|말고|말라|금지|불가능|불필요|"
+    "ko": re.compile(r"않|없|못(?!하게\s*하)|아니|아[닌닐님닙]|아녜|아냐|마세요|마십시오|말아야|말고|말라|"
+                     r"금지|불가능|불필요|"
                      r"(?<![가-힣])안(?=\s)|(?<![가-힣])비(?=[가-힣]{2,}(?:이다|입니다|적))"),
     "ja": re.compile(r"な(?:い|かっ|く|けれ|し(?=[、。\s]|$))|ません|ぬ(?=[、。\s]|$)|"
                      r"(?<=[かがさざたなばまらわせけげめれえ])ず(?![かつっ])|無(?!料)|不(?=[可要能明十全])|禁止|避け"),
