@@ -163,7 +163,11 @@ def _one_scale(value: str) -> str:
     """A change and a level compare on one scale: "raises their risk" is not "lowers their risk"
     (a change) nor "a lower risk" (a level)."""
     dimension, _, sign = value.partition(":")
-    return f"level:{sign}" if dimension == "change" else value
+    return f"{_SCALE.get(dimension, dimension)}:{sign}"
+
+
+#: dimensions said with different words that place one thing on one scale
+_SCALE = {"change": "level", "size": "level", "amount": "commonness", "frequency": "commonness"}
 
 
 # -- the standard of a comparison -------------------------------------------------------------------

@@ -1,0 +1,28 @@
+"""Directions said with words of different dimensions that place one thing on one scale contradict
+each other: "common" and "less often" (how often), "grows larger" and "falls" (how much)."""
+
+from __future__ import annotations
+
+from claim_fixtures import judge
+
+from criss_rag.lexicon.directions import contradicted
+
+EN_DRUG = "Tiredness is common with this drug. Few patients have hair loss with this drug."
+KO_RISK = "운동을 꾸준히 하면 대장암 위험이 줄어듭니다. 비만은 대장암 위험을 높입니다."
+
+
+def test_how_often_and_how_common_are_one_scale():
+    assert contradicted({"commonness:+"}, {"amount:-"})
+    assert contradicted({"frequency:-"}, {"commonness:+"})
+    assert not contradicted({"commonness:+"}, {"amount:+"})
+
+
+def test_size_and_change_are_one_scale():
+    assert contradicted({"size:+"}, {"change:-"})
+    assert not contradicted({"size:+"}, {"level:+"})
+
+
+def test_a_direction_reworded_on_another_dimension_is_caught():
+    assert not judge("Hair loss is common in patients on this drug.", EN_DRUG).supported
+    assert judge("Hair loss is rare in patients on this drug.", EN_DRUG).supported
+    assert not judge("운동을 꾸준히 하면 대장암 위험이 커집니다.", KO_RISK).supported
