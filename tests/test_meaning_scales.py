@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from claim_fixtures import judge
 
-from criss_rag.lexicon.directions import contradicted
+from criss_rag.lexicon.directions import contradicted, directions
 
 EN_DRUG = "Tiredness is common with this drug. Few patients have hair loss with this drug."
 KO_RISK = "운동을 꾸준히 하면 대장암 위험이 줄어듭니다. 비만은 대장암 위험을 높입니다."
@@ -26,3 +26,11 @@ def test_a_direction_reworded_on_another_dimension_is_caught():
     assert not judge("Hair loss is common in patients on this drug.", EN_DRUG).supported
     assert judge("Hair loss is rare in patients on this drug.", EN_DRUG).supported
     assert not judge("운동을 꾸준히 하면 대장암 위험이 커집니다.", KO_RISK).supported
+
+
+def test_a_graded_direction_is_one_direction():
+    assert directions("it happens less often in women", "en") == {"frequency:-"}
+    assert directions("it is least common in children", "en") == {"commonness:-"}
+    assert contradicted(directions("it is more common in men", "en"), directions("it is less common in men", "en"))
+    en = "Side effects are less common with the lower dose."
+    assert not judge("Side effects are more common with the lower dose.", en).supported

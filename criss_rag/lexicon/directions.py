@@ -136,9 +136,32 @@ def _compile(table: _Table, english: bool) -> list[tuple[re.Pattern, str]]:
 CUES = {"en": _compile(_EN, True), "ko": _compile(_KO, False), "ja": _compile(_JA, False), "zh": _compile(_ZH, False)}
 
 
+_EN_GRADED = re.compile(r"\b(more|most|less|least)\s+([a-z]+)\b")
+
+
+def _graded(text: str, found: set[str]) -> str:
+    """English "less often", "more rarely", "least common": one direction, the sign of the word
+    times that of its degree ("less often" is ``frequency:-``), added to ``found``; the pair is
+    blanked so that neither word is read alone."""
+
+    def one(match: re.Match) -> str:
+        word = match.group(2)
+        for pattern, value in CUES["en"]:
+            dimension, _, sign = value.partition(":")
+            if dimension != "amount" and sign in "+-" and pattern.fullmatch(word):
+                flip = match.group(1) in ("less", "least")
+                found.add(f"{dimension}:{({'+': '-', '-': '+'}[sign]) if flip else sign}")
+                return " " * len(match.group(0))
+        return match.group(0)
+
+    return _EN_GRADED.sub(one, text)
+
+
 def directions(text: str, language: str) -> set[str]:
     """The ``dimension:sign`` values ``text`` states (English lower-cased)."""
     found: set[str] = set()
+    if language == "en":
+        text = _graded(text, found)
     for pattern, value in CUES.get(language, CUES["en"]):
         if pattern.search(text):
             found.add(value)
