@@ -388,22 +388,28 @@ class MeaningSupport:
         return problems
 
     def _directions(self, text: str, language: str, pool: list[Sentence], number: int) -> list[SentenceProblem]:
-        """Each clause's directions against the passage clause it aligns with (of any cited sentence):
-        a problem where that clause says only the other sign."""
+        """Each clause's directions against the passage clause it aligns with (of any cited sentence),
+        or, when no passage clause aligns with it, against the passage sentence it aligns with (a
+        clause that restates a condition and its outcome together, which the passage cuts in two
+        clauses: "used as directed, addiction is rare"): a problem where that clause or that
+        sentence says only the other sign."""
         theirs = [(c, self.terms(c, language)) for s in pool for c in clauses(s.text, language)]
+        whole = [(s.text, s.terms) for s in pool]
         problems = []
         for clause in clauses(text, language):
             terms = self.terms(clause, language)
             said = read(clause, language).directions
             if not terms or not said or not theirs:
                 continue
-            best, best_terms = max(theirs, key=lambda t: (len(terms & t[1]), -len(t[1])))
-            if _coverage(terms, best_terms) < 0.5:
-                continue  # no passage clause says what this one does: nothing to compare the direction with
-            for mine, other in contradicted(said, read(best, language).directions):
-                problems.append(
-                    SentenceProblem.of("direction", _direction(mine), number, f"{_direction(other)} ('{best}')")
-                )
+            for candidates in (theirs, whole):  # the sentence when no clause of it aligns
+                best, best_terms = max(candidates, key=lambda t: (len(terms & t[1]), -len(t[1])))
+                if _coverage(terms, best_terms) < 0.5:
+                    continue  # nothing the passage says is what this clause says: no direction to compare
+                for mine, other in contradicted(said, read(best, language).directions):
+                    problems.append(
+                        SentenceProblem.of("direction", _direction(mine), number, f"{_direction(other)} ('{best}')")
+                    )
+                break
         return problems
 
     def _bound(self, text: str, language: str, unit: list[Sentence], number: int) -> list[SentenceProblem]:
