@@ -54,6 +54,7 @@ from criss_rag.lexicon.claims import Reading, blanked, read
 from criss_rag.lexicon.claims import prepare as _prepare
 from criss_rag.lexicon.directions import contradicted, gradual, stronger
 from criss_rag.lexicon.edits import single_change, swapped
+from criss_rag.lexicon.negation import negated as is_negated
 from criss_rag.lexicon.negation import negated_scopes, without_non_negating, without_partial
 from criss_rag.lexicon.quantities import same_quantity as _same_quantity
 from criss_rag.lexicon.terms import content_terms
@@ -275,7 +276,7 @@ class MeaningSupport:
         if not problems:
             rest = " ".join(s.text for p in passages if p.number == first for s in p.sentences if s is not unit[0])
             change = single_change(text, unit[0].text, language, context=rest)
-            if change is not None and change[0] not in implied:
+            if change is not None and change[0] not in implied and not self._reworded_negation(*change, language):
                 said, instead = change
                 problems.append(SentenceProblem.of("changed", f"'{said}'", first, f"'{instead}'" if instead else ""))
             exchanged = swapped(text, unit[0].text, language, reorder=not (claim.standard or aligned.standard))
@@ -290,6 +291,13 @@ class MeaningSupport:
                 )
         problems = list({(p.kind, p.what): p for p in reversed(problems)}.values())[::-1]  # one per item
         return not problems, score, first, problems
+
+    def _reworded_negation(self, said: str, instead: str, language: str) -> bool:
+        """Whether a changed span only rewords a negation cue: both spans negated, and negating a
+        word they share ("치료하지 않" for "치료 대신", "not treat" for "instead of treating")."""
+        if not instead or not (is_negated(said, language) and is_negated(instead, language)):
+            return False
+        return bool(self.terms(said, language) & self.terms(instead, language))
 
     def _added(
         self, parts: list[tuple[str, frozenset[str]]], pool: list[Sentence], everything: frozenset[str], number: int

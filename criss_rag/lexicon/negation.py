@@ -57,12 +57,12 @@ LESS = re.compile(r"\b(?!(?:un|regard|neverthe|count|doubt|need|end)less\b)([a-z
 CUES: dict[str, re.Pattern] = {
     "en": re.compile(r"\b(?:not|no|never|without|cannot|none|nor|neither|nothing|nobody|nowhere|unable|"
                      r"fails?\s+to|failed\s+to|absent|absence\s+of|lacks?|lacking|free\s+of|ruled?\s+out|"
-                     r"contraindicated|avoid(?:s|ed)?|neither|" + _LESS + r")\b"),
+                     r"contraindicated|avoid(?:s|ed)?|neither|instead\s+of|rather\s+than|" + _LESS + r")\b"),
     "ko": re.compile(r"않|없|못(?!하게\s*하)|아니|아[닌닐님닙]|아녜|아냐|마세요|마십시오|말아야|말고|말라|"
-                     r"금지|불가능|불필요|"
+                     r"금지|불가능|불필요|(?<=[가-힣\s])대신|"
                      r"(?<![가-힣])안(?=\s)|(?<![가-힣])비(?=[가-힣]{2,}(?:이다|입니다|적))"),
     "ja": re.compile(r"な(?:い|かっ|く|けれ|し(?=[、。\s]|$))|ません|ぬ(?=[、。\s]|$)|"
-                     r"(?<=[かがさざたなばまらわせけげめれえ])ず(?![かつっ])|無(?!料)|不(?=[可要能明十全])|禁止|避け"),
+                     r"(?<=[かがさざたなばまらわせけげめれえ])ず(?![かつっ])|無(?!料)|不(?=[可要能明十全])|禁止|避け|代わりに|かわりに"),
     "zh": re.compile(r"不|没|沒|無|无|未|非|别|勿|否|莫|禁止|避免"),
 }
 
