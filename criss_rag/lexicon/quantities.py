@@ -197,8 +197,33 @@ def quantity_spans(text: str) -> list[tuple[int, int, Quantity]]:
         if unit in _DAYS:
             lasting = _LASTING.match(text, end)
             end = lasting.end() if lasting else end
+        unit, end = _rate(text, start, end, unit)
         found.append((start, end, Quantity(comparison or "=", number, unit)))
     return found
+
+
+_PERIODS = {"day": "d", "week": "wk", "month": "mo", "year": "y", "하루": "d", "일주일": "wk", "주": "wk", "달": "mo",
+            "한 달": "mo", "1달": "mo", "1년": "y", "일 년": "y", "년": "y", "1日": "d", "日": "d", "週": "wk",
+            "月": "mo", "年": "y", "天": "d", "周": "wk"}
+_RATE_AFTER = re.compile(r"\s*(?:times?\s+)?(?:a|an|per|each|every)\s+(day|week|month|year)\b")
+_RATE_BEFORE = re.compile(
+    r"(?:(하루|일주일|한 달|1달|1년|일 년|주|달|년)에\s*|(1日|週|月|年)(?:に)?\s*|每(天|日|周|月|年)\s*)$"
+)
+
+
+def _rate(text: str, start: int, end: int, unit: str) -> tuple[str, int]:
+    """A count said per period ("12 times a month", 하루에 두 번, 週3回, 每天两次) as a rate: its unit
+    names the period (``x/mo``), so that "12 times a year" is not the passage's "12 times a month"."""
+    if unit not in ("", "x"):
+        return unit, end
+    after = _RATE_AFTER.match(text, end) if unit == "x" or re.match(r"\s*times?\b", text[end:]) else None
+    if after:
+        return f"x/{_PERIODS[after.group(1)]}", after.end()
+    before = _RATE_BEFORE.search(text[max(0, start - 12) : start]) if unit == "x" else None
+    if before:
+        period = next(g for g in before.groups() if g)
+        return f"x/{_PERIODS.get(period, _PERIODS.get(period[-1:], 'd'))}", end
+    return unit, end
 
 
 def quantities(text: str) -> tuple[list[Quantity], str]:
