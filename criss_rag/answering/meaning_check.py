@@ -85,6 +85,9 @@ _CLAUSE = {
 }
 _CORRELATION = re.compile(r"^the\s|수록|ほど|越")  # a stronger word that is a correlation, not a universal
 _STAGE_TERM = re.compile(r"^(?:stage|grade|gleason):|^[TNM](?:[0-4]|is|x)")
+#: a word that restricts what a clause says to the items it names
+_ONLY = {"en": re.compile(r"(?<!not )\bonly\b"), "ko": re.compile(r"[가-힣](?<!지)만(?=\s|[이에을를은는])"),
+         "ja": re.compile(r"だけ(?!で)|のみ"), "zh": re.compile(r"只(?!要)|仅(?!仅)|只有")}
 _ABSENT_DIMENSIONS = ("side", "vessel", "order")
 
 
@@ -267,6 +270,7 @@ class MeaningSupport:
         problems += self._directions(text, language, list(dict.fromkeys([*unit, *nearest])), first)
         problems += self._bound(text, language, unit, first)
         problems += self._negation(text, language, unit)
+        problems += self._only(text, language, pool, first)
         passage_text = " ".join(s.text for p in passages for s in p.sentences)
         for word in stronger(without_partial(prepare_text(text, language), language), language):
             ground = without_partial(prepare_text(passage_text, language), language)
@@ -291,6 +295,30 @@ class MeaningSupport:
                 )
         problems = list({(p.kind, p.what): p for p in reversed(problems)}.values())[::-1]  # one per item
         return not problems, score, first, problems
+
+    def _only(self, text: str, language: str, pool: list[Sentence], number: int) -> list[SentenceProblem]:
+        """A clause that restricts ("only girls", 여성만, 女性だけ, 只有女性) to items of a group
+        (populations, entities of one category) where the passage clause it aligns with names more
+        items of that group ("girls and boys"): the restriction leaves out what the passage includes."""
+        theirs = [(c, self.terms(c, language)) for s in pool for c in clauses(s.text, language, joins=False)]
+        problems = []
+        for clause in clauses(without_non_negating(text, language), language, joins=False):
+            if not _ONLY.get(language, _ONLY["en"]).search(clause.lower()):
+                continue
+            items = _bound_items(read(clause, language))
+            if not items or not theirs:
+                continue
+            terms = self.terms(clause, language)
+            best, best_terms = max(theirs, key=lambda t: (len(terms & t[1]), -len(t[1])))
+            if _coverage(terms, best_terms) < 0.5:
+                continue
+            their_items = _bound_items(read(best, language))
+            for kind, value in sorted(items):
+                more = sorted(v for k, v in their_items - items if k == kind and _group(k, v) == _group(kind, value))
+                if (kind, value) in their_items and more:
+                    problems.append(SentenceProblem.of(_PROBLEM_KIND.get(kind, "entity"), f"only {value}", number,
+                                                       f"{', '.join([value, *more])} ('{best}')"))
+        return problems
 
     def _reworded_negation(self, said: str, instead: str, language: str) -> bool:
         """Whether a changed span only rewords a negation cue: both spans negated, and negating a
