@@ -34,3 +34,11 @@ def test_a_graded_direction_is_one_direction():
     assert contradicted(directions("it is more common in men", "en"), directions("it is less common in men", "en"))
     en = "Side effects are less common with the lower dose."
     assert not judge("Side effects are more common with the lower dose.", en).supported
+
+
+def test_later_and_earlier_are_a_time_direction_in_korean_and_chinese():
+    assert directions("폐경이 늦어집니다", "ko") == {"time:+"}
+    assert directions("폐경이 일찍 옵니다", "ko") == {"time:-"}
+    assert contradicted(directions("月经推迟", "zh"), directions("月经提前", "zh"))
+    ko = "난소를 제거하면 폐경이 일찍 옵니다."
+    assert not judge("난소를 제거하면 폐경이 늦어집니다.", ko).supported
