@@ -168,3 +168,22 @@ def test_a_word_read_as_single_chinese_characters_needs_every_character():
     assert _terms_covered({"造", "口"}, {"造", "口", "手术"})  # 造口: a word jieba does not know
     assert not _terms_covered({"猫", "吃"}, {"吃", "饭"})  # half of 猫吃 is 吃, which any text about eating has
     assert _terms_covered({"大肠", "肠癌"}, {"大肠"})  # bigrams: half is enough
+
+
+def test_the_cancer_a_question_names_must_be_the_evidence_s_cancer():
+    """Deny by default: evidence about the symptoms of other cancers does not answer a question about
+    the symptoms of a cancer it never names, in the question's language or across languages."""
+    check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None))
+    symptoms = context("Early pancreatic cancer usually causes no symptoms.", "Early lung cancer often has no symptoms.")
+    assert not check.before("What are the early symptoms of ovarian cancer?", symptoms).relevant
+    assert check.before("What are the early symptoms of pancreatic cancer?", symptoms).relevant
+    korean = context("췌장암은 초기에 증상이 거의 없습니다.", "폐암도 초기 증상이 뚜렷하지 않습니다.")
+    other = check.before("난소암은 초기에 어떤 증상이 나타나나요?", korean)
+    assert not other.relevant and "난소암은" in other.missing, other
+    assert check.before("췌장암은 초기에 어떤 증상이 나타나나요?", korean).relevant
+    chinese = context("胰腺癌早期通常没有症状。", "早期肺癌通常没有症状。")
+    assert not check.before("鼻咽癌早期有什么症状？", chinese).relevant
+    assert check.before("胰腺癌早期有什么症状？", chinese).relevant
+    # across languages, a cancer the lexicon cannot place cannot be shown to be the evidence's
+    unplaced = check.before("鼻咽癌早期有什么症状？", symptoms)
+    assert not unplaced.relevant and "across languages" in unplaced.checked, unplaced

@@ -247,14 +247,15 @@ class RelevanceCheck:
         hit = [w for w, terms in words if is_covered(w, terms)]
         missing = [w for w, terms in words if not is_covered(w, terms)]
         focus = self._focus(question, words)
-        return self._decide(question, hit, missing, focus, checked)
+        return self._decide(question, hit, missing, focus, checked, subject_required=True)
 
     def _decide(self, question: str, hit: list[str], missing: list[str], focus: list[str], checked: str, *,
                 subject_required: bool = False) -> RelevanceVerdict:
         """Relevant when the covered share of the question's items reaches the threshold and at least
         one item of its focus is covered (the cancer's name alone is not the question's point); with
         ``subject_required``, the covered share of the items naming its cancer (the rest) must reach
-        the threshold too."""
+        the threshold too: evidence about the symptoms of other cancers does not answer a question
+        about the symptoms of this one."""
         total = len(hit) + len(missing)
         score = len(hit) / total if total else 1.0
         focus_hit = sum(w in hit for w in focus)
@@ -285,13 +286,11 @@ class RelevanceCheck:
         missing = sorted(asked - named) + [w for w in focus if w in unknown]
         verdict = self._decide(question, hit, missing, focus, f"{checked} (across languages, by the lexicon)",
                                subject_required=True)
-        if not asked and cancers:  # a cancer the lexicon cannot place: words tell nothing here
-            verdict.relevant, verdict.checked = (
-                True,
-                f"{checked}: not checked (across languages, nothing the lexicon knows)",
-            )
-        elif not asked:  # nothing the lexicon knows and no cancer named: relevance cannot be shown
+        if not asked:  # nothing the lexicon knows: relevance cannot be shown
             verdict.relevant, verdict.score, verdict.missing = False, 0.0, words
+        elif not subject and (unplaced := [c for c in cancers if c not in FILLER_WORDS]):
+            # a cancer named that the lexicon cannot place cannot be shown to be the evidence's cancer
+            verdict.relevant, verdict.missing = False, [*verdict.missing, *unplaced]
         return verdict
 
 
