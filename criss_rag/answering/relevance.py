@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -42,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from criss_rag.answering.sentence_check import basic_terms
 from criss_rag.language.chinese_script import simplified_chars
 from criss_rag.language.text import HAN, HANGUL, detect_language, split_sentences
+from criss_rag.lexicon.facet_words import LEXICON
 from criss_rag.lexicon.facets import Facets, extract, named_spans
 from criss_rag.types import Context, Evidence, RelevanceVerdict, SentenceSupport
 
@@ -59,7 +61,7 @@ FILLER_WORDS = (
     "cancer cancers tumor tumors tumour tumours malignant malignancy malignancies"
 ).split() + ["암", "がん", "ガン", "癌", "癌症", "肿瘤", "腫瘍", "종양", "何", "무엇", "什么", "怎么", "如何",
              # "a malignant tumour" names cancer in general, as 암/がん/癌 do
-             "악성", "악성종양", "悪性", "悪性腫瘍", "恶性", "恶性肿瘤"] + (
+             "악성", "악성종양", "悪性", "悪性腫瘍", "恶性", "恶性肿瘤", "혹"] + (
     # Korean and Japanese question grammar: possibility, time, manner, "what kind of", "I"
     "수 있나요 있을까요 있습니까 있어요 중 중에 경우 경우에 때 후 후에 전 어떤 어떻게 언제 얼마나 왜 어디 "
     "좋을까요 좋나요 되나요 하나요 해야 받을 받으면 할 하면 등 정말 같이 그냥 저 제 우리 "
@@ -71,6 +73,16 @@ FILLER_WORDS = (
     "때문 쪽 안 속 밖 뒤 앞 옆 밑 아래 사이 거기 여기 일 종류 형태 사실 관련 부분 정도 요즘 사람 몸 곳 장기 "
     "上 下 横 裏 外 内 側 方 種類 関係 特 必要 仲間 部分 場所 今 最近 心配 一番 意味 "
     "医生 大夫 适合 注意 主要 不同 甚至 开始 的话 有人 一次 代表 分别 怀疑 担心 看起来 听到 常 常见 区别"
+).split() + (
+    # the same classes as the English words above, completed in Korean, Japanese and Chinese: who
+    # asks for whom (a family member, a person), when (these days, yesterday, usually), where
+    # (right, left, inside), what is heard (word, talk, heard that), ordinary or usual (what a
+    # thing is compared with) and "the organ" of a question that describes it
+    "아버지 아빠 어머니 엄마 남편 아내 부인 아들 딸 형 누나 언니 오빠 동생 할머니 할아버지 친구 가족 "
+    "최근 어제 오늘 평소 오른쪽 왼쪽 뒤쪽 앞쪽 위쪽 아래쪽 안쪽 바깥쪽 말 보통 일반 걱정 의심 "
+    "父 母 父親 母親 夫 妻 息子 娘 祖母 祖父 友人 友達 人 中 右 左 昨日 今日 普段 話 普通 一般 臓器 大丈夫 "
+    "爸 妈 爸爸 妈妈 父亲 母亲 老公 老婆 丈夫 妻子 儿子 女儿 奶奶 爷爷 阿姨 朋友 家人 家里 人 "
+    "最近 昨天 今天 天天 平时 平常 从来 右边 左边 里面 上面 下面 后面 听说 普通 一般 器官 没事 没关系"
 ).split()
 
 _META_FIELDS = ("title", "heading", "section", "menu_name")
@@ -160,6 +172,15 @@ class RelevanceCheck:
                 words.setdefault(word, set()).update(terms)
         return list(words.items())
 
+    def predicates(self, question: str) -> set[str]:
+        """The question's words that are the stems of its verbs and adjectives (Japanese: 切って,
+        取れる, 聞いた, 違う, 悪い): what is done or felt about the topic, which evidence states in
+        its own verbs (取れる: 切除). They count for the question when the evidence says them and
+        not against it when it does not; the nouns around them name the topic."""
+        if detect_language(question) != "ja":
+            return set()
+        return {m.group() for m in _WORD.finditer(question) if _japanese_predicate(question, m.start(), m.end())}
+
     def _terms_for(self, question: str) -> Callable[[str], list[str]]:
         """How the word checks read text for ``question``: its language's analyzer when there is one."""
         if self.analyzer_for is None:
@@ -193,7 +214,8 @@ class RelevanceCheck:
             covered |= self._meta_terms(evidence, analyze)
         sentences = [set(analyze(s)) for e in context.evidence for s in split_sentences(e.text)]
         for _ in range(self.policy.max_sentences):  # greedy: the sentence adding most uncovered terms
-            gains = [len((terms - covered) & wanted) for terms in sentences]
+            gains = [sum(_terms_covered({t}, terms) for t in wanted if not _terms_covered({t}, covered))
+                     for terms in sentences]
             if not gains or max(gains) == 0:
                 break
             covered |= sentences[gains.index(max(gains))]
@@ -244,9 +266,10 @@ class RelevanceCheck:
         def is_covered(word: str, terms: set[str]) -> bool:
             return _terms_covered(terms, covered) or bool(named and concepts.get(word, set()) & named)
 
+        predicates = self.predicates(question)
         hit = [w for w, terms in words if is_covered(w, terms)]
-        missing = [w for w, terms in words if not is_covered(w, terms)]
-        focus = self._focus(question, words)
+        missing = [w for w, terms in words if not is_covered(w, terms) and w not in predicates]
+        focus = [w for w in self._focus(question, words) if w in hit or w not in predicates]
         return self._decide(question, hit, missing, focus, checked)
 
     def _decide(self, question: str, hit: list[str], missing: list[str], focus: list[str], checked: str, *,
@@ -277,7 +300,8 @@ class RelevanceCheck:
         for text in texts:
             named |= _concepts(extract(text))
         subject = {c for c in asked if c.startswith(_SUBJECT)}
-        words = [w for w, _ in self.question_words(question)]
+        predicates = self.predicates(question)
+        words = [w for w, _ in self.question_words(question) if w not in predicates]
         cancers = [c.lower() for c in question_facets.cancer]
         unknown = [w for w in words if not _names_cancer(w.lower(), cancers) and not _concepts(extract(w))]
         hit = sorted(asked & named)
@@ -285,7 +309,14 @@ class RelevanceCheck:
         missing = sorted(asked - named) + [w for w in focus if w in unknown]
         verdict = self._decide(question, hit, missing, focus, f"{checked} (across languages, by the lexicon)",
                                subject_required=True)
-        if not asked and cancers:  # a cancer the lexicon cannot place: words tell nothing here
+        elsewhere = _nameable_sites(named, detect_language(question))
+        if not asked and cancers and elsewhere:
+            # a cancer the lexicon cannot place, and evidence about organs the question's language
+            # names plainly (胰腺, 췌장): had the question meant one of them, it would have named it
+            verdict.relevant, verdict.score, verdict.missing = False, 0.0, words
+            verdict.checked = (f"{checked} (across languages: a cancer the lexicon cannot place, evidence on "
+                               f"{', '.join(sorted(elsewhere))})")
+        elif not asked and cancers:  # a cancer the lexicon cannot place, evidence on no organ it names either
             verdict.relevant, verdict.checked = (
                 True,
                 f"{checked}: not checked (across languages, nothing the lexicon knows)",
@@ -297,13 +328,19 @@ class RelevanceCheck:
 
 def _terms_covered(terms: set[str], covered: set[str]) -> bool:
     """At least half of a word's terms are covered (a Korean word's bigrams, a kanji run's); a
-    one-character CJK term (肺 of 肺がん) is covered by a covered term that contains it. A word
+    CJK term is also covered by a covered compound built on it (``_inside``). A word
     read as single characters (a Chinese word the segmenter does not know, 造口) needs every one:
     half of 猫吃 is 吃, which any text about eating has."""
-    found = sum(t in covered or (len(t) == 1 and not t.isascii() and any(t in c for c in covered)) for t in terms)
+    found = sum(t in covered or (not t.isascii() and any(_inside(t, c) for c in covered)) for t in terms)
     if len(terms) > 1 and all(len(t) == 1 and not t.isascii() for t in terms):
         return found == len(terms)
     return found * 2 >= len(terms)
+
+
+def _inside(term: str, covered: str) -> bool:
+    """A CJK term found in a covered one: one character anywhere in it (肺 of 肺がん), a longer
+    term at its start (당뇨 of 당뇨병, 大肠 of 大肠癌): a compound built on the word says it."""
+    return term in covered if len(term) == 1 else covered.startswith(term) and len(covered) > len(term)
 
 
 def word_concepts(question: str, words: list[tuple[str, set[str]]]) -> dict[str, set[str]]:
@@ -378,6 +415,27 @@ _CONCEPT_FACETS = ("site", "subtype", "stage", "population", "line", "treatment"
                    "disease", "direction", "timing", "aspect")
 
 
+def _nameable_sites(named: set[str], language: str) -> set[str]:
+    """The organs among ``named`` concepts when every one is an organ the lexicon names in
+    ``language`` (one the question could have named); empty when there is none (tissues such as
+    skin or blood left out) or when one is named only in other languages (evidence on a rarer
+    organ, which a question may name in words the lexicon lacks)."""
+    sites = {c.removeprefix("site:") for c in named if c.startswith("site:")} - _TISSUES
+    return sites if sites and sites <= _sites_named_in(language) else set()
+
+
+#: tissues rather than organs: many cancers arise there under names of their own (lymphoma, myeloma,
+#: melanoma, Merkel cell carcinoma, sarcoma), which a question may use in words the lexicon lacks
+_TISSUES = frozenset({"blood", "bone", "bone-marrow", "lymph-node", "skin"})
+
+
+@lru_cache(maxsize=8)
+def _sites_named_in(language: str) -> frozenset[str]:
+    """The organs the lexicon names in ``language`` (tissues left out: see ``_TISSUES``)."""
+    return frozenset(value for _, facet, value, _ in LEXICON.get(language, [])
+                     if facet == "site" and value and value not in _TISSUES)
+
+
 def _concepts(facets: Facets) -> set[str]:
     """The language-neutral values of ``facets`` ("site:liver", "aspect:symptoms"); a biomarker by
     its name alone (EGFR, whether a mutation or a status is named with it)."""
@@ -396,8 +454,22 @@ _HAN_CHAR = re.compile(f"[{HAN}]")
 _CLAUSE_BREAK = re.compile(r"[\s\u3000-\u303f\uff00-\uff0f\uff1a-\uff20.,;:!?()\[\]\"'、，。；：！？（）「」『』]+")
 # Latin words; Hangul words; kanji/katakana runs (hiragana between them is grammar, except one
 # kana of a verb's own, in its joining form, inside a compound: 取り除く, 通り道, 切り取る are one word each); Han runs
-_OKURIGANA = "[いきぎしじちにびみりけげせてねべめれえ]"
+_OKURIGANA = "[いきぎしじちびみりけげせてねべめれえ]"  # not に: a particle (臓器に悪い is two words)
 _WORD = re.compile(f"[A-Za-z0-9\u00c0-\u024f'’-]+|[{HANGUL}]+|[{HAN}\u30a0-\u30ffー]+(?:{_OKURIGANA}[{HAN}]+)*")
+
+
+_PARTICLE_AFTER = "のはがをにでともへやかよね"
+
+
+def _japanese_predicate(question: str, start: int, end: int) -> bool:
+    """Whether the Japanese word at ``question[start:end]`` is the stem of a verb or adjective: one
+    kanji followed by its inflection in hiragana (切って, 取れる, 聞いた, 違う, 悪い, 少ない), not by a
+    particle (母が, 話も, 人は). Such a word says what is done or felt about the question's topic;
+    the nouns around it name the topic, and evidence states it in its own verbs (取れる: 切除)."""
+    if end - start != 1 or not _HAN_CHAR.fullmatch(question[start]) or end >= len(question):
+        return False
+    following = question[end]
+    return bool(_HIRAGANA.fullmatch(following)) and following not in _PARTICLE_AFTER
 
 
 def languages_of(text: str) -> set[str]:

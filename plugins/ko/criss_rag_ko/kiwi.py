@@ -6,6 +6,7 @@ endings (간암/NNG 의/JKG, 병기/NNG 는/JX).
 
 from __future__ import annotations
 
+import re
 import threading
 import unicodedata
 from typing import Any, Literal
@@ -88,6 +89,15 @@ class KiwiAnalyzer:
                 term = token.form
             else:
                 continue
-            if not (self.params.stopwords and term in _STOPWORDS):
+            if not (self.params.stopwords and (term in _STOPWORDS or _says_nothing(term, tag))):
                 terms.append(term)
         return terms
+
+
+_JAMO = re.compile("[\u1100-\u11ff\u3130-\u318f]+")
+
+
+def _says_nothing(term: str, tag: str) -> bool:
+    """Dependent nouns (NNB: 거, 건, 년, 살, 개, 번, ..., the colloquial forms and the units the
+    stop list leaves out) and loose jamo (ㅠㅠ, ㅋㅋ, which Kiwi tags as nouns): no topic."""
+    return tag == "NNB" or bool(_JAMO.fullmatch(term))

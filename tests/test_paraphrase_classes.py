@@ -1,0 +1,142 @@
+"""Paraphrases written by others (issue 25, items 1 and 5): a cancer named in everyday words, an
+organ taken out or screened, a tumour kind named with its organ, symptoms asked as what is treated;
+the relevance check reading a question's point (dependent nouns, Japanese verb stems, family and
+place words, a compound built on a word) and refusing a cancer it cannot place when the evidence
+is on an organ the question's language names. The questions are the team's own, written apart
+from the evaluation sets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from llama_index.core.schema import NodeWithScore
+
+from criss_rag.answering.relevance import RelevanceCheck, RelevancePolicy
+from criss_rag.types import Context, Evidence, Hit, text_node
+from criss_rag_domain.asked import asked_types
+from criss_rag_domain.intents import IntentLexicon
+from criss_rag_domain.lexicon import CancerLexicon
+
+LEXICON = CancerLexicon.builtin()
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def context(*texts: str) -> Context:
+    return Context(
+        tuple(
+            Evidence(n, Hit(NodeWithScore(node=text_node(f"d{n}", t), score=1.0)), t) for n, t in enumerate(texts, 1)
+        ),
+        "",
+    )
+
+
+# -- the cancer asked ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("젖꼭지에서 피가 나와요 혹시 나쁜 병일까요?", "breast"),                # a bad illness: a cancer
+    ("허파에 안 좋은 덩어리가 있다는데 어떡하죠", "lung"),
+    ("肝臓に悪いできものがあると言われました", "liver"),
+    ("肺上长了不好的东西怎么办", "lung"),
+    ("대장 검진은 몇 살부터 받나요?", "colorectal"),                          # screening an organ: its cancer
+    ("肺の検診はどのくらいの間隔で受けますか", "lung"),
+    ("乳房にしこりがあります", "breast"),                                      # a lump, as 혹 is
+    ("수술할 때 가슴을 전부 잘라 내야 하나요?", "breast"),                    # taken out: the organ, not the chest
+    ("胸を全部とる手術しかないですか", "breast"),
+    ("위 뒤쪽에 있는 장기에 암이 생기면 어떻게 되나요?", "pancreatic"),       # behind the stomach: the pancreas
+    ("胃の後ろにある臓器のがんの治療法", "pancreatic"),
+])
+def test_a_cancer_in_everyday_words_is_read(question, expected):
+    assert asked_types(LEXICON, question) == [expected]
+
+
+@pytest.mark.parametrize("question", ["가슴이 답답하고 숨이 차요", "胸が痛いです", "오늘 기분이 나쁜 이유"])
+def test_the_chest_and_a_bad_mood_are_not_a_cancer(question):
+    assert asked_types(LEXICON, question) == []
+
+
+def test_a_tumour_kind_named_with_its_organ_asks_about_the_organ_cancer_too():
+    assert "pancreatic" in asked_types(LEXICON, "위 뒤에 있는 장기에 생긴 신경내분비종양은 무엇인가요?")
+    assert "pancreatic" in asked_types(LEXICON, "すい臓の神経内分泌腫瘍の治療")
+    # a subtype of the organ's own cancer adds nothing: non-small cell lung cancer is lung cancer
+    assert "lung" not in asked_types(LEXICON, "Which drugs treat non-small cell lung cancer?")
+
+
+# -- the intent asked -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("question", [
+    "췌장암인데 통증은 어떻게 잡아 주나요?",          # symptoms as what is treated
+    "しこりだけ切ることはできますか",
+    "乳房を切ったあと再建はできますか",
+    "가슴을 도려내는 수술 말고는 없나요?",
+])
+def test_cutting_out_rebuilding_and_relieving_ask_about_treatment(question):
+    assert IntentLexicon().detect(question) == ["treatment"]
+
+
+def test_symptoms_listed_with_treatment_are_both_asked():
+    assert IntentLexicon().detect("간암의 증상과 치료는?") == ["symptoms", "treatment"]
+    assert IntentLexicon().detect("膵臓がんの症状と治療") == ["symptoms", "treatment"]
+
+
+def test_the_korean_and_japanese_overviews_answer_who_gets_it_in_the_default_pipeline():
+    config = yaml.safe_load((ROOT / "examples" / "default.yaml").read_text(encoding="utf-8"))
+    sections = next(r for r in config["rerankers"] if r.get("label") == "section-intent")["sections"]
+    assert {"개요", "概要"} <= set(sections["risk"]) and {"개요", "概要"} <= set(sections["causes"])
+    assert "概述" not in sections["risk"]  # the Chinese sets judge the English risk page the answer
+
+
+# -- relevance: the question's point ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def kiwi_check():
+    from criss_rag.pipeline import Pipeline
+    from criss_rag.plugins import PluginHost
+
+    pipeline = Pipeline.from_file(ROOT / "examples" / "default.yaml", PluginHost(strict=True))
+    analyzer = pipeline.analyzer({"name": "kiwi"}, requested_by="generator")
+    return RelevanceCheck(RelevancePolicy(min_coverage=0.5), analyzer.analyze)
+
+
+def test_dependent_nouns_and_loose_jamo_are_not_content_words(kiwi_check):
+    words = [w for w, _ in kiwi_check.question_words("폐암은 어떻게 생기는 거예요? 10년차 흡연자라 그래요ㅠㅠ")]
+    assert "거예요" not in words and not any("ㅠ" in w for w in words), words  # 거 and 년 are dependent nouns
+    assert {"폐암은", "흡연자라"} <= set(words), words
+
+
+def test_family_and_place_words_need_no_covering(kiwi_check):
+    words = [w for w, _ in kiwi_check.question_words("아버지가 오른쪽 옆구리가 아프대요 간암 증상인가요?")]
+    assert "아버지가" not in words and "오른쪽" not in words, words
+
+
+def test_a_word_is_covered_by_a_compound_built_on_it(kiwi_check):
+    verdict = kiwi_check.before("당뇨가 갑자기 생기면 췌장암을 의심하나요?",
+                                context("췌장암 환자에게 당뇨병이 새로 생기는 경우가 있습니다."))
+    assert "당뇨가" in verdict.covered, verdict
+
+
+def test_a_japanese_verb_stem_counts_for_the_question_only_when_covered():
+    check = RelevanceCheck(RelevancePolicy(min_coverage=0.5), analyze=lambda text: [
+        t for t in ("肝臓", "手術", "切", "痛", "可能性") if t in text])
+    # 切って (cut) is not said by the evidence, which says 手術: it does not count against
+    verdict = check.before("肝臓のがんは手術で切ってもらえますか", context("肝臓がんの手術について説明します。"))
+    assert verdict.relevant and "切" not in verdict.missing, verdict
+    # 痛く (hurts), said by the evidence, counts for it
+    verdict = check.before("しこりは痛くないけど可能性はありますか", context("痛くないしこりが多いです。"))
+    assert "痛" in verdict.covered and verdict.relevant, verdict
+
+
+def test_a_cancer_the_lexicon_cannot_place_is_refused_over_evidence_on_an_organ_it_names():
+    """Across languages: a Chinese question about a cancer the lexicon cannot place, over English
+    evidence on the pancreas, which Chinese names plainly (胰腺): not relevant. Over evidence on
+    the skin (a tissue where cancers of many names arise), it is not checked, as before."""
+    check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None))
+    question = "听说广东人容易得鼻咽癌，要查什么抗体？"
+    pancreas = check.before(question, context("Smoking is the main risk factor for pancreatic cancer."))
+    assert not pancreas.relevant and "cannot place" in pancreas.checked, pancreas
+    skin = check.before("默克尔细胞癌会遗传吗？", context("Merkel cell carcinoma is a rare cancer of the skin."))
+    assert skin.relevant and "not checked" in skin.checked, skin
