@@ -140,3 +140,19 @@ def test_a_cancer_the_lexicon_cannot_place_is_refused_over_evidence_on_an_organ_
     assert not pancreas.relevant and "cannot place" in pancreas.checked, pancreas
     skin = check.before("默克尔细胞癌会遗传吗？", context("Merkel cell carcinoma is a rare cancer of the skin."))
     assert skin.relevant and "not checked" in skin.checked, skin
+
+
+def test_likely_to_arise_asks_who_gets_it():
+    assert IntentLexicon().detect("담배를 안 피워도 폐암이 잘 생기나요?") == ["risk"]
+    assert IntentLexicon().detect("どんな人が胃がんになりやすい？") == ["risk"]
+
+
+def test_a_chinese_count_and_its_unit_are_not_content_words():
+    from criss_rag.pipeline import Pipeline
+    from criss_rag.plugins import PluginHost
+
+    pipeline = Pipeline.from_file(ROOT / "examples" / "default.yaml", PluginHost(strict=True))
+    terms = pipeline.analyzer({"name": "jieba"}, requested_by="generator").analyze(
+        "咳嗽超过三个礼拜了，抽烟抽了三十年，肺癌第三期，五年生存率")
+    assert not {"三个", "礼拜", "三十年", "五年"} & set(terms), terms
+    assert {"咳嗽", "抽烟", "第三期", "生存率"} <= set(terms), terms
