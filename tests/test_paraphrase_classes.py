@@ -156,3 +156,16 @@ def test_a_chinese_count_and_its_unit_are_not_content_words():
         "咳嗽超过三个礼拜了，抽烟抽了三十年，肺癌第三期，五年生存率")
     assert not {"三个", "礼拜", "三十年", "五年"} & set(terms), terms
     assert {"咳嗽", "抽烟", "第三期", "生存率"} <= set(terms), terms
+
+
+def test_a_second_cancer_named_by_its_organ_is_asked_too_but_not_where_a_cancer_began():
+    # the colon's cancer, and one that arose in the liver
+    assert asked_types(LEXICON, "腸のがんが肝臓に飛んだものと、肝臓にできたがんは違いますか") == ["colorectal", "liver"]
+    # where a cancer began, when it spread to the liver: the liver cancer is asked, not also the colon's
+    assert asked_types(LEXICON, "대장에서 생긴 암이 간으로 옮겨 가도 간암인가요?") == ["liver"]
+
+
+@pytest.mark.parametrize("question", ["용종이 암으로 바뀌나요?", "胃のポリープはがんになるの？",
+                                      "Can a polyp turn into cancer?"])
+def test_turning_into_cancer_asks_how_it_arises(question):
+    assert IntentLexicon().detect(question) == ["causes"]

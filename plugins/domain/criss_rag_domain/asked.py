@@ -134,17 +134,43 @@ def asked_types(lexicon: CancerLexicon, text: str) -> list[str]:
         # a kind of tumour that arises in many organs (a neuroendocrine tumour, a lymphoma, a GIST)
         # named with an organ: that organ's cancer is asked about too (すい臓の神経内分泌腫瘍)
         organ_types = set(_organ_sites().values())
-        if not organ_types & set(named):
-            named += [t for t in _organ_cancer(lexicon, text, kept[0].start)
-                      if all(t in lexicon.types and lexicon.relation(n, t) == "different" for n in named)]
+        extra = _organ_cancer(lexicon, text, kept[0].start) if not organ_types & set(named) else []
+        # a second cancer named by its organ and a cancer word (肝臓にできたがん beside 大腸のがん)
+        extra += _organs_with_cancer_word(lexicon, text, [(m.start, m.end) for m in mentions])
+        named += [t for t in dict.fromkeys(extra)
+                  if all(t in lexicon.types and lexicon.relation(n, t) == "different" for n in named)]
         return named
-    return _organ_cancer(lexicon, text)
+    return list(dict.fromkeys(_organ_cancer(lexicon, text) + _organs_with_cancer_word(lexicon, text, [])))
 
 
 @lru_cache(maxsize=1)
 def _organ_sites() -> dict[str, str]:
     sites: dict[str, str] = yaml.safe_load(ORGANS_FILE.read_text(encoding="utf-8"))["sites"]
     return sites
+
+
+def _organs_with_cancer_word(lexicon: CancerLexicon, text: str, taken: list[tuple[int, int]]) -> list[str]:
+    """The cancers of organs followed closely by a cancer word (간에서 생긴 암, 肝臓にできたがん,
+    肝上长的癌), outside the spans ``taken`` by named cancers and not named as where one spread."""
+    found = []
+    for organ in organs_in(text):
+        if organ.type_id not in lexicon.types or is_location(text, organ.start, organ.end) \
+                or any(organ.start < end and start < organ.end for start, end in taken):
+            continue
+        word = _CANCER_WORD.search(text, organ.end, organ.end + 10)
+        if word is not None and not any(word.start() < end and start < word.end() for start, end in taken) \
+                and not _SPREAD_FROM.search(text[word.end():word.end() + 20]):
+            found.append(organ.type_id)
+    return found
+
+
+#: after a cancer word: the cancer spread from there to another organ (대장에서 시작된 암이 간으로
+#: 옮겨 간, 大腸のがんが肝臓に飛んだ): the question is about where it went, not also where it began
+_SPREAD_FROM = re.compile(
+    r"^\s*(?:이|가|은|는|が|は|も)?[^?？!！。.]{0,10}?(?:으로|로|에|까지|に|へ|まで)\s*(?:도\s*)?"
+    r"(?:번지|번져|번졌|옮겨|옮아|전이|퍼지|퍼져|퍼졌|転移|広が|飛ん|移っ)"
+    r"|^\s*(?:转移|轉移|扩散|擴散)"
+)
 
 
 def _organ_cancer(lexicon: CancerLexicon, text: str, anchor: int | None = None) -> list[str]:
