@@ -75,14 +75,16 @@ FILLER_WORDS = (
     "医生 大夫 适合 注意 主要 不同 甚至 开始 的话 有人 一次 代表 分别 怀疑 担心 看起来 听到 常 常见 区别"
 ).split() + (
     # the same classes as the English words above, completed in Korean, Japanese and Chinese: who
-    # asks for whom (a family member, a person), when (these days, yesterday, usually), where
-    # (right, left, inside), what is heard (word, talk, heard that), ordinary or usual (what a
-    # thing is compared with) and "the organ" of a question that describes it
+    # asks for whom (a family member), when (these days, yesterday, usually), where (right, left,
+    # inside), what is heard or known (word, talk, hear, say, think, know: Japanese verb stems as
+    # the analyzer reads them, 聞いた -> 聞), ordinary or different (what a thing is compared
+    # with) and "the organ" of a question that describes it. Not "a person" or "is it all right":
+    # "人にうつりますか" (contagious to people) and "温泉に入っても大丈夫ですか" ask exactly that
     "아버지 아빠 어머니 엄마 남편 아내 부인 아들 딸 형 누나 언니 오빠 동생 할머니 할아버지 친구 가족 "
     "최근 어제 오늘 평소 오른쪽 왼쪽 뒤쪽 앞쪽 위쪽 아래쪽 안쪽 바깥쪽 말 보통 일반 걱정 의심 "
-    "父 母 父親 母親 夫 妻 息子 娘 祖母 祖父 友人 友達 人 中 右 左 昨日 今日 普段 話 普通 一般 臓器 大丈夫 "
-    "爸 妈 爸爸 妈妈 父亲 母亲 老公 老婆 丈夫 妻子 儿子 女儿 奶奶 爷爷 阿姨 朋友 家人 家里 人 "
-    "最近 昨天 今天 天天 平时 平常 从来 右边 左边 里面 上面 下面 后面 听说 普通 一般 器官 没事 没关系"
+    "父 母 父親 母親 夫 妻 息子 娘 祖母 祖父 友人 友達 中 右 左 昨日 今日 普段 話 普通 一般 臓器 聞 言 思 知 違 "
+    "爸 妈 爸爸 妈妈 父亲 母亲 老公 老婆 丈夫 妻子 儿子 女儿 奶奶 爷爷 阿姨 朋友 家人 家里 "
+    "最近 昨天 今天 天天 平时 平常 从来 右边 左边 里面 上面 下面 后面 听说 普通 一般 器官"
 ).split()
 
 _META_FIELDS = ("title", "heading", "section", "menu_name")
@@ -172,15 +174,6 @@ class RelevanceCheck:
                 words.setdefault(word, set()).update(terms)
         return list(words.items())
 
-    def predicates(self, question: str) -> set[str]:
-        """The question's words that are the stems of its verbs and adjectives (Japanese: 切って,
-        取れる, 聞いた, 違う, 悪い): what is done or felt about the topic, which evidence states in
-        its own verbs (取れる: 切除). They count for the question when the evidence says them and
-        not against it when it does not; the nouns around them name the topic."""
-        if detect_language(question) != "ja":
-            return set()
-        return {m.group() for m in _WORD.finditer(question) if _japanese_predicate(question, m.start(), m.end())}
-
     def _terms_for(self, question: str) -> Callable[[str], list[str]]:
         """How the word checks read text for ``question``: its language's analyzer when there is one."""
         if self.analyzer_for is None:
@@ -266,10 +259,9 @@ class RelevanceCheck:
         def is_covered(word: str, terms: set[str]) -> bool:
             return _terms_covered(terms, covered) or bool(named and concepts.get(word, set()) & named)
 
-        predicates = self.predicates(question)
         hit = [w for w, terms in words if is_covered(w, terms)]
-        missing = [w for w, terms in words if not is_covered(w, terms) and w not in predicates]
-        focus = [w for w in self._focus(question, words) if w in hit or w not in predicates]
+        missing = [w for w, terms in words if not is_covered(w, terms)]
+        focus = self._focus(question, words)
         return self._decide(question, hit, missing, focus, checked)
 
     def _decide(self, question: str, hit: list[str], missing: list[str], focus: list[str], checked: str, *,
@@ -300,8 +292,7 @@ class RelevanceCheck:
         for text in texts:
             named |= _concepts(extract(text))
         subject = {c for c in asked if c.startswith(_SUBJECT)}
-        predicates = self.predicates(question)
-        words = [w for w, _ in self.question_words(question) if w not in predicates]
+        words = [w for w, _ in self.question_words(question)]
         cancers = [c.lower() for c in question_facets.cancer]
         unknown = [w for w in words if not _names_cancer(w.lower(), cancers) and not _concepts(extract(w))]
         hit = sorted(asked & named)
@@ -456,20 +447,6 @@ _CLAUSE_BREAK = re.compile(r"[\s\u3000-\u303f\uff00-\uff0f\uff1a-\uff20.,;:!?()\
 # kana of a verb's own, in its joining form, inside a compound: 取り除く, 通り道, 切り取る are one word each); Han runs
 _OKURIGANA = "[いきぎしじちびみりけげせてねべめれえ]"  # not に: a particle (臓器に悪い is two words)
 _WORD = re.compile(f"[A-Za-z0-9\u00c0-\u024f'’-]+|[{HANGUL}]+|[{HAN}\u30a0-\u30ffー]+(?:{_OKURIGANA}[{HAN}]+)*")
-
-
-_PARTICLE_AFTER = "のはがをにでともへやかよね"
-
-
-def _japanese_predicate(question: str, start: int, end: int) -> bool:
-    """Whether the Japanese word at ``question[start:end]`` is the stem of a verb or adjective: one
-    kanji followed by its inflection in hiragana (切って, 取れる, 聞いた, 違う, 悪い, 少ない), not by a
-    particle (母が, 話も, 人は). Such a word says what is done or felt about the question's topic;
-    the nouns around it name the topic, and evidence states it in its own verbs (取れる: 切除)."""
-    if end - start != 1 or not _HAN_CHAR.fullmatch(question[start]) or end >= len(question):
-        return False
-    following = question[end]
-    return bool(_HIRAGANA.fullmatch(following)) and following not in _PARTICLE_AFTER
 
 
 def languages_of(text: str) -> set[str]:

@@ -97,7 +97,13 @@ class KiwiAnalyzer:
 _JAMO = re.compile("[\u1100-\u11ff\u3130-\u318f]+")
 
 
+#: the formal dependent nouns (NNB) beside those of the stop list, with their colloquial forms:
+#: "the thing, the fact, the way" (생기는 거예요, 해주는 건지); not the units (몇 주 뒤, 5년), which
+#: may be what is asked
+_FORMAL_NOUNS = frozenset("거 건 게 걸 듯 만 척 체 터 리 김 채".split())
+
+
 def _says_nothing(term: str, tag: str) -> bool:
-    """Dependent nouns (NNB: 거, 건, 년, 살, 개, 번, ..., the colloquial forms and the units the
-    stop list leaves out) and loose jamo (ㅠㅠ, ㅋㅋ, which Kiwi tags as nouns): no topic."""
-    return tag == "NNB" or bool(_JAMO.fullmatch(term))
+    """A formal dependent noun (``_FORMAL_NOUNS``) and loose jamo (ㅠㅠ, ㅋㅋ, which Kiwi tags as
+    nouns): no topic."""
+    return (tag == "NNB" and term in _FORMAL_NOUNS) or bool(_JAMO.fullmatch(term))
