@@ -139,6 +139,10 @@ def test_a_cancer_the_lexicon_cannot_place_is_refused_over_evidence_on_an_organ_
     question = "听说广东人容易得鼻咽癌，要查什么抗体？"
     pancreas = check.before(question, context("Smoking is the main risk factor for pancreatic cancer."))
     assert not pancreas.relevant and "cannot place" in pancreas.checked, pancreas
+    # whatever else it asks: a test the evidence names too does not make it about the cervix
+    tested = check.before("宫颈癌要做什么检查？CT有用吗",
+                          context("A CT scan checks whether colorectal cancer has spread."))
+    assert not tested.relevant and "cannot place" in tested.checked, tested
     skin = check.before("默克尔细胞癌会遗传吗？", context("Merkel cell carcinoma is a rare cancer of the skin."))
     assert skin.relevant and "not checked" in skin.checked, skin
 

@@ -301,9 +301,10 @@ class RelevanceCheck:
         verdict = self._decide(question, hit, missing, focus, f"{checked} (across languages, by the lexicon)",
                                subject_required=True)
         elsewhere = _nameable_sites(named, detect_language(question))
-        if not asked and cancers and elsewhere:
-            # a cancer the lexicon cannot place, and evidence about organs the question's language
-            # names plainly (胰腺, 췌장): had the question meant one of them, it would have named it
+        if cancers and not subject and elsewhere:
+            # a cancer the lexicon cannot place (whatever else the question asks), and evidence about
+            # organs the question's language names plainly (胰腺, 췌장): had the question meant one
+            # of them, it would have named it
             verdict.relevant, verdict.score, verdict.missing = False, 0.0, words
             verdict.checked = (f"{checked} (across languages: a cancer the lexicon cannot place, evidence on "
                                f"{', '.join(sorted(elsewhere))})")
