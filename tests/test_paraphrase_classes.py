@@ -115,8 +115,8 @@ def test_family_and_place_words_need_no_covering(kiwi_check):
 
 
 def test_a_word_is_covered_by_a_compound_built_on_it(kiwi_check):
-    verdict = kiwi_check.before("당뇨가 갑자기 생기면 췌장암을 의심하나요?",
-                                context("췌장암 환자에게 당뇨병이 새로 생기는 경우가 있습니다."))
+    verdict = kiwi_check.before("당뇨가 갑자기 생기면 췌장 검사를 받아야 하나요?",
+                                context("췌장 검사는 당뇨병이 새로 생긴 사람에게 권합니다."))
     assert "당뇨가" in verdict.covered, verdict
 
 

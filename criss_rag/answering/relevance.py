@@ -207,8 +207,7 @@ class RelevanceCheck:
             covered |= self._meta_terms(evidence, analyze)
         sentences = [set(analyze(s)) for e in context.evidence for s in split_sentences(e.text)]
         for _ in range(self.policy.max_sentences):  # greedy: the sentence adding most uncovered terms
-            gains = [sum(_terms_covered({t}, terms) for t in wanted if not _terms_covered({t}, covered))
-                     for terms in sentences]
+            gains = [len((terms - covered) & wanted) for terms in sentences]
             if not gains or max(gains) == 0:
                 break
             covered |= sentences[gains.index(max(gains))]
