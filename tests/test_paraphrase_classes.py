@@ -121,7 +121,7 @@ def test_a_word_is_covered_by_a_compound_built_on_it(kiwi_check):
 
 
 def test_hearsay_and_comparison_need_no_covering_but_a_person_and_an_activity_do():
-    terms = ("肝臓", "手術", "聞", "違", "人", "温泉", "入")
+    terms = ("肝臓", "手術", "聞", "違", "人", "温泉", "入", "日", "車")
     # a word's terms: itself when it is one (an ignore word such as 有人 is not read as 人 here)
     check = RelevanceCheck(RelevancePolicy(min_coverage=0.5), analyze=lambda text: [
         t for t in terms if t in text] if len(text) > 2 or text in terms else [])
@@ -129,6 +129,8 @@ def test_hearsay_and_comparison_need_no_covering_but_a_person_and_an_activity_do
     assert words == ["肝臓", "手術"], words
     words = [w for w, _ in check.question_words("肝臓がんは人にうつりますか、温泉に入ってもいいですか")]
     assert {"人", "温泉", "入"} <= set(words), words
+    # the day (a time word, as 時 is) frames the question; the car is its point
+    assert [w for w, _ in check.question_words("手術の日に車で帰れますか")] == ["手術", "車"]
 
 
 def test_a_cancer_the_lexicon_cannot_place_is_refused_over_evidence_on_an_organ_it_names():
