@@ -78,13 +78,14 @@ FILLER_WORDS = (
     # asks for whom (a family member), when (these days, yesterday, usually), where (right, left,
     # inside), what is heard or known (word, talk, hear, say, think, know: Japanese verb stems as
     # the analyzer reads them, 聞いた -> 聞), ordinary or different (what a thing is compared
-    # with) and "the organ" of a question that describes it. Not "a person" or "is it all right":
-    # "人にうつりますか" (contagious to people) and "温泉に入っても大丈夫ですか" ask exactly that
+    # with). Not "a person" or "is it all right": "人にうつりますか" (contagious to people) and
+    # "温泉に入っても大丈夫ですか" ask exactly that; nor "the organ" (臓器, 器官), which evidence on
+    # what the organ does says too
     "아버지 아빠 어머니 엄마 남편 아내 부인 아들 딸 형 누나 언니 오빠 동생 할머니 할아버지 친구 가족 "
     "최근 어제 오늘 평소 오른쪽 왼쪽 뒤쪽 앞쪽 위쪽 아래쪽 안쪽 바깥쪽 말 보통 일반 걱정 의심 "
-    "父 母 父親 母親 夫 妻 息子 娘 祖母 祖父 友人 友達 中 右 左 日 週 昨日 今日 普段 話 普通 一般 臓器 聞 言 思 知 違 "
+    "父 母 父親 母親 夫 妻 息子 娘 祖母 祖父 友人 友達 中 右 左 日 週 昨日 今日 普段 話 普通 一般 聞 言 思 知 違 "
     "爸 妈 爸爸 妈妈 父亲 母亲 老公 老婆 丈夫 妻子 儿子 女儿 奶奶 爷爷 阿姨 朋友 家人 家里 "
-    "最近 昨天 今天 天天 平时 平常 从来 右边 左边 里面 上面 下面 后面 听说 普通 一般 器官"
+    "最近 昨天 今天 天天 平时 平常 从来 右边 左边 里面 上面 下面 后面 听说 普通 一般"
 ).split()
 
 _META_FIELDS = ("title", "heading", "section", "menu_name")
