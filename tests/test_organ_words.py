@@ -128,7 +128,7 @@ def test_a_landmark_organ_was_read_as_the_cancer_without_the_rule(monkeypatch):
     import criss_rag_domain.asked as asked
 
     monkeypatch.setattr(asked, "is_landmark", lambda text, start, end: False)
-    question = "インスリンをつくる、胃の裏にある臓器のがんについて"
+    question = "インスリンをつくる、胃の横にある臓器のがんについて"  # 胃の裏 is the pancreas's own description now
     assert asked_types(LEXICON, question) == ["gastric"]  # the organ nearest the cancer word
 
 

@@ -59,7 +59,7 @@ FILLER_WORDS = (
     "cancer cancers tumor tumors tumour tumours malignant malignancy malignancies"
 ).split() + ["암", "がん", "ガン", "癌", "癌症", "肿瘤", "腫瘍", "종양", "何", "무엇", "什么", "怎么", "如何",
              # "a malignant tumour" names cancer in general, as 암/がん/癌 do
-             "악성", "악성종양", "悪性", "悪性腫瘍", "恶性", "恶性肿瘤"] + (
+             "악성", "악성종양", "悪性", "悪性腫瘍", "恶性", "恶性肿瘤", "혹"] + (
     # Korean and Japanese question grammar: possibility, time, manner, "what kind of", "I"
     "수 있나요 있을까요 있습니까 있어요 중 중에 경우 경우에 때 후 후에 전 어떤 어떻게 언제 얼마나 왜 어디 "
     "좋을까요 좋나요 되나요 하나요 해야 받을 받으면 할 하면 등 정말 같이 그냥 저 제 우리 "
@@ -71,6 +71,19 @@ FILLER_WORDS = (
     "때문 쪽 안 속 밖 뒤 앞 옆 밑 아래 사이 거기 여기 일 종류 형태 사실 관련 부분 정도 요즘 사람 몸 곳 장기 "
     "上 下 横 裏 外 内 側 方 種類 関係 特 必要 仲間 部分 場所 今 最近 心配 一番 意味 "
     "医生 大夫 适合 注意 主要 不同 甚至 开始 的话 有人 一次 代表 分别 怀疑 担心 看起来 听到 常 常见 区别"
+).split() + (
+    # the same classes as the English words above, completed in Korean, Japanese and Chinese: who
+    # asks for whom (a family member), when (these days, yesterday, usually), where (right, left,
+    # inside), what is heard or known (word, talk, hear, say, think, know: Japanese verb stems as
+    # the analyzer reads them, 聞いた -> 聞), ordinary or different (what a thing is compared
+    # with). Not "a person" or "is it all right": "人にうつりますか" (contagious to people) and
+    # "温泉に入っても大丈夫ですか" ask exactly that; nor "the organ" (臓器, 器官), which evidence on
+    # what the organ does says too
+    "아버지 아빠 어머니 엄마 남편 아내 부인 아들 딸 형 누나 언니 오빠 동생 할머니 할아버지 친구 가족 "
+    "최근 어제 오늘 평소 오른쪽 왼쪽 뒤쪽 앞쪽 위쪽 아래쪽 안쪽 바깥쪽 말 보통 일반 걱정 의심 "
+    "父 母 父親 母親 夫 妻 息子 娘 祖母 祖父 友人 友達 中 右 左 日 週 昨日 今日 普段 話 普通 一般 聞 言 思 知 違 "
+    "爸 妈 爸爸 妈妈 父亲 母亲 老公 老婆 丈夫 妻子 儿子 女儿 奶奶 爷爷 阿姨 朋友 家人 家里 "
+    "最近 昨天 今天 天天 平时 平常 从来 右边 左边 里面 上面 下面 后面 听说 普通 一般"
 ).split()
 
 _META_FIELDS = ("title", "heading", "section", "menu_name")
@@ -296,13 +309,19 @@ class RelevanceCheck:
 
 def _terms_covered(terms: set[str], covered: set[str]) -> bool:
     """At least half of a word's terms are covered (a Korean word's bigrams, a kanji run's); a
-    one-character CJK term (肺 of 肺がん) is covered by a covered term that contains it. A word
+    CJK term is also covered by a covered compound built on it (``_inside``). A word
     read as single characters (a Chinese word the segmenter does not know, 造口) needs every one:
     half of 猫吃 is 吃, which any text about eating has."""
-    found = sum(t in covered or (len(t) == 1 and not t.isascii() and any(t in c for c in covered)) for t in terms)
+    found = sum(t in covered or (not t.isascii() and any(_inside(t, c) for c in covered)) for t in terms)
     if len(terms) > 1 and all(len(t) == 1 and not t.isascii() for t in terms):
         return found == len(terms)
     return found * 2 >= len(terms)
+
+
+def _inside(term: str, covered: str) -> bool:
+    """A CJK term found in a covered one: one character anywhere in it (肺 of 肺がん), a longer
+    term at its start (당뇨 of 당뇨병, 大肠 of 大肠癌): a compound built on the word says it."""
+    return term in covered if len(term) == 1 else covered.startswith(term) and len(covered) > len(term)
 
 
 def word_concepts(question: str, words: list[tuple[str, set[str]]]) -> dict[str, set[str]]:
@@ -395,7 +414,7 @@ _HAN_CHAR = re.compile(f"[{HAN}]")
 _CLAUSE_BREAK = re.compile(r"[\s\u3000-\u303f\uff00-\uff0f\uff1a-\uff20.,;:!?()\[\]\"'、，。；：！？（）「」『』]+")
 # Latin words; Hangul words; kanji/katakana runs (hiragana between them is grammar, except one
 # kana of a verb's own, in its joining form, inside a compound: 取り除く, 通り道, 切り取る are one word each); Han runs
-_OKURIGANA = "[いきぎしじちにびみりけげせてねべめれえ]"
+_OKURIGANA = "[いきぎしじちびみりけげせてねべめれえ]"  # not に: a particle (臓器に悪い is two words)
 _WORD = re.compile(f"[A-Za-z0-9\u00c0-\u024f'’-]+|[{HANGUL}]+|[{HAN}\u30a0-\u30ffー]+(?:{_OKURIGANA}[{HAN}]+)*")
 
 

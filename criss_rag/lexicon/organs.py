@@ -19,11 +19,23 @@ from __future__ import annotations
 _KO_START = "(?<![가-힣])"
 
 
+#: a cancer named in everyday words, as a bad thing that grew: 나쁜 혹, 안 좋은 덩어리, 悪いできもの,
+#: 不好的东西, 长了东西 (the evaluative word and the growth noun are both needed)
+EUPHEMISM = (r"(?:나쁜|안\s*좋은|몹쓸)\s*(?:병|혹|거|것|게|덩어리|종기|세포)"
+             r"|悪い(?:病気|もの|できもの|しこり|腫れ物)"
+             r"|(?:不好的|坏|壞)(?:东西|東西|病)|[长長]了?(?:个|個|一个|一個)?(?:东西|東西)")
+#: taking an organ out (surgery on it): 가슴을 도려내다, 胸を全部とる, 切除乳房 — a chest cannot be
+#: taken out, so an ambiguous organ word before one is the organ
+REMOVAL = r"도려|잘라|떼어|떼내|들어내|절제|全部と|取り除|切り取|切除|摘出|切掉|拿掉"
+
+
 def near_cancer(word: str, reach: int = 14) -> str:
-    """``word`` as the organ only when a cancer, tumour or lump word, or the word organ itself,
-    follows within ``reach`` characters (이자에 생긴 암, 이자라는 장기, 胸にできたしこり, 胸部的肿瘤)."""
+    """``word`` as the organ only when a cancer, tumour or lump word (or one in everyday words:
+    ``EUPHEMISM``), the word organ itself, or a word for taking it out (``REMOVAL``) follows within
+    ``reach`` characters (이자에 생긴 암, 이자라는 장기, 胸にできたしこり, 胸部的肿瘤, 가슴을 다 도려내야)."""
     return (rf"{word}(?=[^?？!！。.]{{0,{reach}}}"
-            r"(?:암|종양|혹(?![시은])|멍울|장기|がん|ガン|癌|腫瘍|しこり|臓器|肿瘤|肿块|器官|cancer|tumou?r|malignan|organ))")
+            r"(?:암|종양|혹(?![시은])|멍울|장기|がん|ガン|癌|腫瘍|しこり|臓器|肿瘤|肿块|器官|cancer|tumou?r|malignan|organ"
+            rf"|{EUPHEMISM}|{REMOVAL}))")
 
 
 #: site -> language -> names (regular expressions): read as that site wherever they occur
@@ -108,10 +120,11 @@ ORGAN_DESCRIPTIONS: dict[str, dict[str, list[str]]] = {
         "en": [r"makes?\s+milk"],
     },
     "pancreas": {
-        "ko": ["인슐린", "췌액", "소화액을 만드", "소화 효소를 만드", "혈당을 조절"],
-        "ja": ["インスリン", "消化液をつく", "消化酵素をつく", "血糖を調節"],
-        "zh": ["胰岛素", "胰液", "消化液", "消化酶", "调节血糖"],
-        "en": ["insulin", r"digestive\s+(?:juices?|enzymes?)"],
+        # what it makes, and where it lies: behind the stomach (위 뒤쪽, 胃の裏側, 胃后面)
+        "ko": ["인슐린", "췌액", "소화액을 만드", "소화 효소를 만드", "혈당을 조절", "위 뒤", "위의 뒤"],
+        "ja": ["インスリン", "消化液をつく", "消化酵素をつく", "血糖を調節", "胃の裏", "胃の後ろ", "胃のうしろ"],
+        "zh": ["胰岛素", "胰液", "消化液", "消化酶", "调节血糖", "胃的?后面", "胃的?后方", "胃的?背后"],
+        "en": ["insulin", r"digestive\s+(?:juices?|enzymes?)", r"behind\s+the\s+stomach"],
     },
     "lung": {
         "ko": ["숨\\s*쉬", "호흡", "기관지", "폐포", "산소를"],

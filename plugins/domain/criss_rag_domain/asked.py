@@ -22,7 +22,7 @@ from pathlib import Path
 import yaml
 
 from criss_rag.lexicon.facet_words import LEXICON
-from criss_rag.lexicon.organs import ORGAN_DESCRIPTIONS
+from criss_rag.lexicon.organs import EUPHEMISM, ORGAN_DESCRIPTIONS, REMOVAL
 from criss_rag.plugin_utils import simplified_chars
 from criss_rag_domain.lexicon import CancerLexicon
 from criss_rag_domain.matching import normalise_text
@@ -33,7 +33,14 @@ ORGANS_FILE = Path(__file__).with_name("organs.yaml")
 _CANCER_WORD = re.compile(
     r"(?<![가-힣])(?:암|종양|악성|혹(?![시은]))|[가-힣](?:암(?=[은는이가을를의에도과와으로]|\s|$|[?.!,]))|"
     r"がん|ガン|癌|腫瘍|悪性|肿瘤|恶性|腫瘤|惡性|"
-    r"\b(?:cancers?|tumou?rs?|malignan\w*|carcinomas?|neoplasms?)\b",
+    # a lump, as 혹 above: 멍울, 몽우리, しこり, 肿块 ("a lump in the breast")
+    r"멍울|몽우리|しこり|肿块|腫塊|硬块|硬塊|\blumps?\b|"
+    r"\b(?:cancers?|tumou?rs?|malignan\w*|carcinomas?|neoplasms?)\b"
+    # a cancer in everyday words (나쁜 혹, 悪いできもの, 不好的东西), and screening, which an organ's
+    # name with it means for that organ's cancer (폐 검진, 大腸の検診, 肺部筛查)
+    rf"|{EUPHEMISM}|검진|検診|健診|筛查|篩檢|筛检|\bscreen(?:ing)?s?\b"
+    # and taking the organ out (가슴을 잘라 내야, 胸を全部とる): in a cancer corpus, its cancer's surgery
+    rf"|{REMOVAL}",
     re.IGNORECASE,
 )
 #: after a mention: it is where something spread to (Korean and Japanese put the verb after it)
@@ -52,7 +59,8 @@ _SPREAD_BEFORE = re.compile(
 #: after an organ: it is where another organ lies (behind, beside, below, above, near it)
 _BESIDE_AFTER = re.compile(
     r"^\s*(?:의\s*)?(?:뒤|뒷|옆|밑|아래|아랫|위쪽|윗|근처|주변|바로\s*뒤)"
-    r"|^\s*の?\s*(?:裏|後ろ|うしろ|横|下|上|そば|近く|隣|奥|周り)"
+    # Japanese with の (胃の裏): a bare 上 or 下 after an organ is Chinese for "on" (肺上长了东西)
+    r"|^\s*の\s*(?:裏|後ろ|うしろ|横|下|上|そば|近く|隣|奥|周り)"
     r"|^\s*的?\s*(?:后面|后方|背后|后边|旁边|下面|下方|上面|上方|附近|周围)"
 )
 #: before an organ: it is where another organ lies (English puts the preposition first)
@@ -73,7 +81,7 @@ class _Organ:
 def _organ_patterns() -> tuple[tuple[re.Pattern[str], str, str, bool], ...]:
     """(pattern, cancer type, language, is a name) for every organ word of a site ``organs.yaml``
     maps to a type: the shared lexicon's site names, then the organs' descriptions."""
-    sites: dict[str, str] = yaml.safe_load(ORGANS_FILE.read_text(encoding="utf-8"))["sites"]
+    sites = _organ_sites()
     patterns: list[tuple[re.Pattern[str], str, str, bool]] = []
     for language, entries in LEXICON.items():
         patterns += [(pattern, sites[value], language, True) for pattern, facet, value, _ in entries
@@ -122,13 +130,60 @@ def asked_types(lexicon: CancerLexicon, text: str) -> list[str]:
     mentions = lexicon.mentions(text)
     if mentions:
         kept = [m for m in mentions if not is_location(text, m.start, m.end)] or mentions
-        return list(dict.fromkeys(m.key for m in kept))
-    cancer_word = _CANCER_WORD.search(text)
-    if cancer_word is None:
-        return []
+        named = list(dict.fromkeys(m.key for m in kept))
+        # a kind of tumour that arises in many organs (a neuroendocrine tumour, a lymphoma, a GIST)
+        # named with an organ: that organ's cancer is asked about too (すい臓の神経内分泌腫瘍)
+        organ_types = set(_organ_sites().values())
+        extra = _organ_cancer(lexicon, text, kept[0].start) if not organ_types & set(named) else []
+        # a second cancer named by its organ and a cancer word (肝臓にできたがん beside 大腸のがん)
+        extra += _organs_with_cancer_word(lexicon, text, [(m.start, m.end) for m in mentions])
+        named += [t for t in dict.fromkeys(extra)
+                  if all(t in lexicon.types and lexicon.relation(n, t) == "different" for n in named)]
+        return named
+    return list(dict.fromkeys(_organ_cancer(lexicon, text) + _organs_with_cancer_word(lexicon, text, [])))
+
+
+@lru_cache(maxsize=1)
+def _organ_sites() -> dict[str, str]:
+    sites: dict[str, str] = yaml.safe_load(ORGANS_FILE.read_text(encoding="utf-8"))["sites"]
+    return sites
+
+
+def _organs_with_cancer_word(lexicon: CancerLexicon, text: str, taken: list[tuple[int, int]]) -> list[str]:
+    """The cancers of organs followed closely by a cancer word (간에서 생긴 암, 肝臓にできたがん,
+    肝上长的癌), outside the spans ``taken`` by named cancers and not named as where one spread."""
+    found = []
+    for organ in organs_in(text):
+        if organ.type_id not in lexicon.types or is_location(text, organ.start, organ.end) \
+                or any(organ.start < end and start < organ.end for start, end in taken):
+            continue
+        word = _CANCER_WORD.search(text, organ.end, organ.end + 10)
+        if word is not None and not any(word.start() < end and start < word.end() for start, end in taken) \
+                and not _SPREAD_FROM.search(text[word.end():word.end() + 20]):
+            found.append(organ.type_id)
+    return found
+
+
+#: after a cancer word: the cancer spread from there to another organ (대장에서 시작된 암이 간으로
+#: 옮겨 간, 大腸のがんが肝臓に飛んだ): the question is about where it went, not also where it began
+_SPREAD_FROM = re.compile(
+    r"^\s*(?:이|가|은|는|が|は|も)?[^?？!！。.]{0,10}?(?:으로|로|에|까지|に|へ|まで)\s*(?:도\s*)?"
+    r"(?:번지|번져|번졌|옮겨|옮아|전이|퍼지|퍼져|퍼졌|転移|広が|飛ん|移っ)"
+    r"|^\s*(?:转移|轉移|扩散|擴散)"
+)
+
+
+def _organ_cancer(lexicon: CancerLexicon, text: str, anchor: int | None = None) -> list[str]:
+    """The cancer of the organ named with a cancer word, or with the cancer named at ``anchor``
+    (the nearest organ before it, else the first after it)."""
+    if anchor is None:
+        cancer_word = _CANCER_WORD.search(text)
+        if cancer_word is None:
+            return []
+        anchor = cancer_word.start()
     organs = [o for o in organs_in(text) if o.type_id in lexicon.types and not is_location(text, o.start, o.end)]
     if not organs:
         return []
-    before = [o for o in organs if o.start < cancer_word.start()]
+    before = [o for o in organs if o.start < anchor]
     chosen = before[-1] if before else organs[0]
     return [chosen.type_id]

@@ -25,7 +25,7 @@ from pathlib import Path
 import yaml
 
 from criss_rag.lexicon.facets import extract
-from criss_rag_domain.matching import PhraseMatcher, find_mentions
+from criss_rag_domain.matching import Mention, PhraseMatcher, find_mentions, normalise_text
 
 BUILTIN_FILE = Path(__file__).with_name("intents.yaml")
 OVERVIEW = "overview"
@@ -57,8 +57,10 @@ class IntentLexicon:
         found = list(dict.fromkeys(m.key for m in find_mentions(text, [*self._shared, self._matcher])))
         specific = [intent for intent in found if intent != OVERVIEW]
         if len(specific) > 1:  # a cue inside a condition (黄疸が出たとき、...) is not what is asked
-            asked = [m.key for m in find_mentions(asked_part(text), [*self._shared, self._matcher])]
+            mentions = find_mentions(asked_part(text), [*self._shared, self._matcher])
+            asked = [m.key for m in mentions]
             specific = [intent for intent in specific if intent in asked] or specific
+            specific = _treated_symptoms(text, mentions, specific)
         if not specific and self.named_things:
             facets = extract(text)
             specific = [
@@ -73,6 +75,30 @@ _CONDITION = re.compile(
     r"|(?:とき|時|たら|れば|場合)(?:は|に|には)?[、,\s]+"
     r"|(?:时候?|的话|時候?|的話)[，,\s]+"
 )
+
+
+_VERB_FINAL = re.compile("[\uac00-\ud7a3\u3040-\u30ff]")  # Hangul or kana: the verb comes last
+
+
+#: between two cues: they are listed together (증상과 치료, 症状と治療, 症状和治疗), both asked
+_AND = re.compile(r"\s*(?:과|와|및|이랑|랑|하고|や|と|及び|および|、|,|和|与|與|跟|及)\s*")
+
+
+def _treated_symptoms(text: str, mentions: list[Mention], specific: list[str]) -> list[str]:
+    """Symptoms and treatment both asked, in Korean or Japanese, with the treatment cue last and
+    not listed with the symptom's: the symptoms are what is treated (황달이랑 통증은 어떻게 잡아
+    주나요, しこりだけ切ることって), so treatment is asked ("간암의 증상과 치료는?" asks both)."""
+    cues = [m for m in mentions if m.key in ("symptoms", "treatment")]
+    if not ({"symptoms", "treatment"} <= set(specific) and cues and cues[-1].key == "treatment"
+            and _VERB_FINAL.search(text)):
+        return specific
+    symptom = max((m for m in cues if m.key == "symptoms"), key=lambda m: m.end, default=None)
+    treatment = next((m for m in cues if symptom is not None and m.start >= symptom.end), None)
+    if symptom is None or treatment is None:
+        return specific
+    if _AND.fullmatch(normalise_text(asked_part(text))[symptom.end:treatment.start]):
+        return specific
+    return [intent for intent in specific if intent != "symptoms"]
 
 
 def asked_part(text: str) -> str:

@@ -6,6 +6,7 @@ endings (간암/NNG 의/JKG, 병기/NNG 는/JX).
 
 from __future__ import annotations
 
+import re
 import threading
 import unicodedata
 from typing import Any, Literal
@@ -88,6 +89,21 @@ class KiwiAnalyzer:
                 term = token.form
             else:
                 continue
-            if not (self.params.stopwords and term in _STOPWORDS):
+            if not (self.params.stopwords and (term in _STOPWORDS or _says_nothing(term, tag))):
                 terms.append(term)
         return terms
+
+
+_JAMO = re.compile("[\u1100-\u11ff\u3130-\u318f]+")
+
+
+#: the formal dependent nouns (NNB) beside those of the stop list, with their colloquial forms:
+#: "the thing, the fact, the way" (생기는 거예요, 해주는 건지); not the units (몇 주 뒤, 5년), which
+#: may be what is asked
+_FORMAL_NOUNS = frozenset("거 건 게 걸 듯 만 척 체 터 리 김 채".split())
+
+
+def _says_nothing(term: str, tag: str) -> bool:
+    """A formal dependent noun (``_FORMAL_NOUNS``) and loose jamo (ㅠㅠ, ㅋㅋ, which Kiwi tags as
+    nouns): no topic."""
+    return (tag == "NNB" and term in _FORMAL_NOUNS) or bool(_JAMO.fullmatch(term))

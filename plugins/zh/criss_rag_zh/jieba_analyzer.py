@@ -8,6 +8,7 @@ Simplified with OpenCC (``t2s``, character and phrase dictionaries), so 化療 i
 from __future__ import annotations
 
 import logging
+import re
 import tempfile
 import threading
 import unicodedata
@@ -158,4 +159,21 @@ class JiebaAnalyzer:
             words = [REGIONAL_WORDS.get(w, w) for w in words]
         if not self.params.stopwords:
             return words
-        return [w for w in words if w not in STOPWORDS and w not in TRADITIONAL_STOPWORDS]
+        kept = [w for w in words if w not in STOPWORDS and w not in TRADITIONAL_STOPWORDS]
+        return [w for i, w in enumerate(kept) if not _quantity(w, kept[i - 1] if i else "")]
+
+
+#: a number in Chinese numerals, and the measure words and time units counted with it
+_NUMERAL = "零一二两三四五六七八九十百千万几好多半"
+_MEASURE = "个年月天日周岁次遍粒颗圈块斤期"
+_COUNTED_ALONE = frozenset("礼拜 星期 小时 分钟 个月 年 月 天 周 岁 次 粒 颗".split())
+_QUANTITY = re.compile(f"[{_NUMERAL}]+(?:[{_MEASURE}]|个月|礼拜|星期|小时|分钟)?")
+
+
+def _quantity(word: str, before: str) -> bool:
+    """A count (三个, 两个, 一圈, 一粒, 三十年, 好多年) or the unit counted after one (三个 / 礼拜): how
+    much or how long, not what is asked. A stage keeps its ordinal (第三期 is one word) and a count
+    written in digits its unit (5 / 年 / 生存率)."""
+    if _QUANTITY.fullmatch(word) and any(ch in _NUMERAL for ch in word[:1]):
+        return not word.endswith("期")
+    return word in _COUNTED_ALONE and bool(_QUANTITY.fullmatch(before))
