@@ -64,10 +64,23 @@ class _DeferredPackage(types.ModuleType):
         if name.startswith("__") and name not in ("__all__", "__version__"):
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
         if _state["running"] == threading.get_ident():
-            # the real __init__ is running in this thread: behave as a partly imported module
-            raise AttributeError(f"partially initialized module {self.__name__!r} has no attribute {name!r}")
-        import_whole()
+            # llama_index.core's __init__ is running and reads this package (llama_index.core.storage):
+            # its own __init__ runs now, as a plain import would have run it
+            _run_init(self)
+        else:
+            import_whole()
         return getattr(self, name)
+
+
+def _run_init(module: types.ModuleType) -> None:
+    """Run a stand-in's real ``__init__`` in it (once)."""
+    if isinstance(module, _DeferredPackage):
+        module.__class__ = types.ModuleType  # type: ignore[assignment]
+        try:
+            module.__spec__.loader.exec_module(module)  # type: ignore[union-attr]
+        except BaseException:
+            module.__class__ = _DeferredPackage
+            raise
 
 
 def import_whole() -> None:
@@ -79,13 +92,8 @@ def import_whole() -> None:
         try:
             for name in DEFERRED:
                 module = sys.modules.get(name)
-                if isinstance(module, _DeferredPackage):
-                    module.__class__ = types.ModuleType  # type: ignore[assignment]
-                    try:
-                        module.__spec__.loader.exec_module(module)  # type: ignore[union-attr]
-                    except BaseException:
-                        module.__class__ = _DeferredPackage
-                        raise
+                if module is not None:
+                    _run_init(module)
         finally:
             _state["running"] = None
         _state["done"] = True

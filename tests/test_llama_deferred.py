@@ -96,3 +96,19 @@ def test_empty_callback_manager_is_what_the_default_builds():
               dict(light._trace_map) == dict(full._trace_map), type(light) is type(full))
     """)
     assert out.split() == ["True", "True", "True", "True"]
+
+
+def test_an_attribute_of_the_storage_package_imports_the_whole_package():
+    """``llama_index.core.storage`` (imported as a stand-in with the docstore) runs its __init__,
+    after llama_index.core's, when something reads it."""
+    out = run("""
+        import criss_rag
+        from llama_index.core.storage.docstore import SimpleDocumentStore
+        import llama_index.core.storage as storage
+        from criss_rag.llama_deferred import whole_imported
+        before = whole_imported()
+        context = storage.StorageContext
+        from llama_index.core.storage.storage_context import StorageContext
+        print(before, whole_imported(), context is StorageContext)
+    """)
+    assert out.split() == ["False", "True", "True"]
