@@ -181,7 +181,7 @@ def dense_rows(n: int, types: list[str], n_queries: int, repeats: int, workdir: 
         retriever = faiss_retriever(index_type, None, lookup, mmap=mmap, **params)
         retriever.load(directory, _Docstore())
         ms, _ = time_queries(lambda q, retriever=retriever: retriever.retrieve(Query(q), TOP_K), names, repeats)
-        _, found = retriever._store.client.search(query_vectors, TOP_K)  # noqa: SLF001 - ids for recall
+        _, found = retriever._index.search(query_vectors, TOP_K)  # noqa: SLF001 - ids for recall
         recall = float(np.mean([len(set(f) & set(t)) / TOP_K for f, t in zip(found, truth, strict=True)]))
         size_mb = (directory / "vectors.faiss").stat().st_size / 2**20
         rows.append([f"{n:,}", spec, percentile(ms, 50), percentile(ms, 95), round(1000 / percentile(ms, 50)),

@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from criss_rag.llama_deferred import install as _defer_llama_index
 from criss_rag.version import __version__
+
+_defer_llama_index()  # before anything imports LlamaIndex: only the node classes load with a question
 
 #: Decorator for plugin hook implementations: ``@hookimpl def register_retrievers(register): ...``
 hookimpl = pluggy.HookimplMarker("criss_rag")

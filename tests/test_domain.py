@@ -590,3 +590,17 @@ def test_filter_returns_filter_outcome_directly():
     assert isinstance(outcome, FilterOutcome)
     assert [h.node_id for h in outcome.hits] == ["b"]
     assert outcome.removed == {"does_not_name_cancer_type": 1, "beyond_top_k": 1} and outcome.applied
+
+
+def test_remembered_word_forms_are_the_computed_ones_and_bounded(monkeypatch):
+    """normalise_word remembers the forms it computed (the built-in lexicon repeats a few thousand
+    words 100k times), up to a bound; a remembered form is the one it would compute."""
+    from criss_rag_domain import matching
+
+    monkeypatch.setattr(matching, "_NORMAL_WORDS", {})
+    monkeypatch.setattr(matching, "_NORMAL_WORDS_KEPT", 3)
+    words = ["Lymphomas", "Hodgkin's", "glass", "virus", "CANCERS", "tumours"]
+    first = [matching.normalise_word(w) for w in words]
+    assert first == ["lymphoma", "hodgkin", "glass", "virus", "cancer", "tumour"]
+    assert [matching.normalise_word(w) for w in words] == first
+    assert len(matching._NORMAL_WORDS) == 3

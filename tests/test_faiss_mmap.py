@@ -23,7 +23,7 @@ def test_ivf_lists_stay_in_the_file_when_memory_mapped(tmp_path, host):  # noqa:
     import faiss
 
     def inverted_lists(engine):
-        index = engine.retrievers[0][1]._store.client
+        index = engine.retrievers[0][1]._index
         return type(faiss.downcast_InvertedLists(faiss.extract_index_ivf(index).invlists)).__name__
 
     in_memory, _, _ = open_engine(tmp_path, host, "ivf")

@@ -2,58 +2,25 @@
 
 Left alone, ``Settings.llm`` and ``Settings.embed_model`` resolve to OpenAI on first use. A local
 medical deployment must never send a question to a service its config did not name, so criss_rag
-replaces both with stand-ins that fail loudly if any LlamaIndex code reaches for a default.
+replaces both with stand-ins (:mod:`criss_rag.component_helpers.llama_stand_ins`) that fail loudly
+if any LlamaIndex code reaches for a default.
+
+``Settings`` lives in the part of LlamaIndex that a question does not import
+(:mod:`criss_rag.llama_deferred`): the stand-ins are installed when that part is imported, which
+any use of ``Settings`` does first, or at once if it already is.
 """
 
 from __future__ import annotations
 
-from typing import Any
 
-from llama_index.core import Settings
-from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
-from llama_index.core.llms.callbacks import llm_completion_callback
+def _install() -> None:
+    from criss_rag.component_helpers.llama_stand_ins import install_stand_ins
 
-from criss_rag.errors import ConfigError
-
-_MESSAGE = (
-    "LlamaIndex tried to use its global default {what}. criss_rag never falls back to a "
-    "component the config does not name: name one in the pipeline YAML ({key})."
-)
-
-
-class UnconfiguredLLM(CustomLLM):
-    """Raises instead of answering: stands in for LlamaIndex's default (OpenAI) LLM."""
-
-    @property
-    def metadata(self) -> LLMMetadata:
-        return LLMMetadata(model_name="criss-rag-unconfigured")
-
-    @llm_completion_callback()
-    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
-        raise ConfigError(_MESSAGE.format(what="LLM", key="generator:"))
-
-    @llm_completion_callback()
-    def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
-        raise ConfigError(_MESSAGE.format(what="LLM", key="generator:"))
-
-
-class UnconfiguredEmbedding(BaseEmbedding):
-    """Raises instead of embedding: stands in for LlamaIndex's default (OpenAI) embedding."""
-
-    def _fail(self, *args: Any, **kwargs: Any) -> Any:
-        raise ConfigError(_MESSAGE.format(what="embedding model", key="embedding:"))
-
-    _get_query_embedding = _fail
-    _get_text_embedding = _fail
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return self._fail()
+    install_stand_ins()
 
 
 def guard_llama_settings() -> None:
-    """Install the stand-ins (idempotent; explicit components are unaffected)."""
-    if not isinstance(Settings._llm, UnconfiguredLLM):
-        Settings.llm = UnconfiguredLLM()
-    if not isinstance(Settings._embed_model, UnconfiguredEmbedding):
-        Settings.embed_model = UnconfiguredEmbedding(model_name="criss-rag-unconfigured")
+    """Install the stand-ins now, or as soon as ``Settings`` can be imported (idempotent)."""
+    from criss_rag.llama_deferred import after_whole_import
+
+    after_whole_import(_install)

@@ -11,6 +11,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import PrivateAttr
 
 from criss_rag.component_helpers.model_loading import loading
+from criss_rag.llama_deferred import empty_callback_manager
 
 
 def default_threads() -> int:
@@ -33,6 +34,7 @@ class LazyModelEmbedding(BaseEmbedding):
     _lock: Any = PrivateAttr(default=None)
 
     def __init__(self, model_name: str, batch_size: int, threads: int | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("callback_manager", empty_callback_manager())  # what the default builds, lighter
         super().__init__(model_name=model_name, embed_batch_size=batch_size, **kwargs)
         self._threads = threads or default_threads()
         self._lock = threading.Lock()

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING
 
-from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import Document, NodeRelationship, RelatedNodeInfo, TextNode
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from criss_rag.context import ComponentContext
 from criss_rag_basic.html_text import html_to_text
+
+if TYPE_CHECKING:  # imports the whole of LlamaIndex (criss_rag.llama_deferred): built when a section is split
+    from llama_index.core.node_parser import SentenceSplitter
 
 
 def _chunk_node(doc: Document, node_id: str, text: str, extra: dict[str, object]) -> TextNode:
@@ -101,10 +105,17 @@ class SectionChunker:
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
-        self.splitter = SentenceSplitter(chunk_size=params.max_tokens, chunk_overlap=params.overlap_tokens)
         self._heading = re.compile(rf"^\s*{re.escape(params.marker)}\s*(.+?)\s*$")
         self._markdown = re.compile(r"^\s*(#{1,6})\s+(.+?)\s*$") if set(params.marker) == {"#"} else None
         self._marker_level = len(params.marker) if self._markdown else 1
+
+    @cached_property
+    def splitter(self) -> SentenceSplitter:
+        """LlamaIndex's sentence splitter, built when the first long section is split (the sizes are
+        checked by ``Params``): a command that only starts the chunker does not import it."""
+        from llama_index.core.node_parser import SentenceSplitter
+
+        return SentenceSplitter(chunk_size=self.params.max_tokens, chunk_overlap=self.params.overlap_tokens)
 
     def _heading_of(self, line: str) -> tuple[int, str] | None:
         """``(level, title)`` when the line is a heading."""

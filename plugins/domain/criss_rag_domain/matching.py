@@ -49,6 +49,21 @@ def normalise_text(text: str) -> str:
 
 def normalise_word(word: str) -> str:
     """Case-folded, possessive and plural ``s`` removed: the form Latin words are compared in."""
+    normal = _NORMAL_WORDS.get(word)
+    if normal is None:
+        normal = _normalise_word(word)
+        if len(_NORMAL_WORDS) < _NORMAL_WORDS_KEPT:
+            _NORMAL_WORDS[word] = normal
+    return normal
+
+
+#: words already normalised (a lexicon's phrases repeat a few thousand words tens of thousands of
+#: times), up to this many
+_NORMAL_WORDS_KEPT = 100_000
+_NORMAL_WORDS: dict[str, str] = {}
+
+
+def _normalise_word(word: str) -> str:
     word = word.casefold().removesuffix("'s")
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-1]
@@ -61,7 +76,10 @@ def has_cjk(text: str) -> bool:
 
 def is_acronym(phrase: str) -> bool:
     """A single capitalised word of 2 to 8 letters/digits with at least one letter: ``HCC``, ``NSCLC``."""
-    return bool(re.fullmatch(r"[A-Z][A-Z0-9]{1,7}", phrase))
+    return bool(_ACRONYM.fullmatch(phrase))
+
+
+_ACRONYM = re.compile(r"[A-Z][A-Z0-9]{1,7}")
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,7 @@ class FaissDense:
         self.params = params
         self.ctx = ctx
         self.embedding = ctx.embedding(params.embedding)
-        self._store: FaissVectorStore | None = None
+        self._index: Any = None  # the loaded faiss index (a question needs no FaissVectorStore around it)
         self._ids: dict[int, str] = {}
         self.rebuild_reason = ""
         self._docstore: BaseDocumentStore | None = None
@@ -177,15 +177,19 @@ class FaissDense:
                 f"FAISS index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`"
             ) from None
 
-    def _read_store(self, directory: Path, *, mmap: bool = False) -> FaissVectorStore:
-        import faiss
+    def _read_store(self, directory: Path) -> FaissVectorStore:
         from llama_index.vector_stores.faiss import FaissVectorStore
+
+        return FaissVectorStore(faiss_index=self._read_index(directory))
+
+    def _read_index(self, directory: Path, *, mmap: bool = False) -> Any:
+        import faiss
 
         # IVF indexes map their inverted lists, flat and HNSW their vectors (the flags do not combine)
         ivf = self.params.index_type.startswith("ivf")
         flags = (faiss.IO_FLAG_MMAP if ivf else faiss.IO_FLAG_MMAP_IFC) if mmap else 0
         try:
-            return FaissVectorStore(faiss_index=faiss.read_index(str(directory / VECTORS), flags))
+            return faiss.read_index(str(directory / VECTORS), flags)
         except (OSError, ValueError, RuntimeError) as exc:
             raise IndexStoreError(
                 f"FAISS index at {directory} is unreadable ({exc}); re-run `criss-rag ingest CONFIG --force`"
@@ -195,8 +199,7 @@ class FaissDense:
         import faiss
 
         meta = self._read_meta(directory)
-        self._store = self._read_store(directory, mmap=self.params.mmap)
-        index = self._store.client
+        self._index = index = self._read_index(directory, mmap=self.params.mmap)
         if index.ntotal != len(meta["ids"]):
             raise IndexStoreError(
                 f"FAISS index at {directory} does not match its id list; re-run `criss-rag ingest CONFIG --force`"
@@ -217,7 +220,7 @@ class FaissDense:
             warm()
 
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
-        if self._store is None or self._docstore is None:
+        if self._index is None or self._docstore is None:
             raise RuntimeError("FAISS index not loaded; call load() first")
         # unit length; shared with an answer cache
         vector = self.ctx.embed_query(query.search_text, self.params.embedding)
@@ -226,7 +229,7 @@ class FaissDense:
         threads = self._faiss.omp_get_max_threads()  # this thread's setting, restored after the search
         self._faiss.omp_set_num_threads(self.params.search_threads)
         try:
-            scores, ids = self._store.client.search(vector.reshape(1, -1), top_k)
+            scores, ids = self._index.search(vector.reshape(1, -1), top_k)
         finally:
             self._faiss.omp_set_num_threads(threads)
         get_node, node_ids = self._docstore.get_node, self._ids
