@@ -174,7 +174,7 @@ def test_the_cancer_a_question_names_must_be_the_evidence_s_cancer():
     """Deny by default: evidence about the symptoms of other cancers does not answer a question about
     the symptoms of a cancer it never names, in the question's language or across languages."""
     check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None))
-    symptoms = context("Early pancreatic cancer usually causes no symptoms.", "Early lung cancer often has no symptoms.")
+    symptoms = context("Early pancreatic cancer usually causes no symptoms.", "Early lung cancer has no symptoms.")
     assert not check.before("What are the early symptoms of ovarian cancer?", symptoms).relevant
     assert check.before("What are the early symptoms of pancreatic cancer?", symptoms).relevant
     korean = context("췌장암은 초기에 증상이 거의 없습니다.", "폐암도 초기 증상이 뚜렷하지 않습니다.")
