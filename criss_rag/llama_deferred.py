@@ -128,8 +128,9 @@ class _Existing(importlib.abc.Loader):
         module.__spec__ = self.spec  # the import system set it to ours
 
 
-class _Deferring(importlib.abc.Loader):
-    """Loads a package of :data:`DEFERRED` as a stand-in: its ``__init__`` runs in :func:`import_whole`."""
+class _Wrapping(importlib.abc.Loader):
+    """A loader around a package's own: it creates the module as that loader would, and hands the
+    module back to that loader once loaded."""
 
     def __init__(self, loader: Any) -> None:
         self.loader = loader
@@ -137,26 +138,26 @@ class _Deferring(importlib.abc.Loader):
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
         return self.loader.create_module(spec)
 
-    def exec_module(self, module: types.ModuleType) -> None:
+    def _adopt(self, module: types.ModuleType) -> None:
         module.__spec__.loader = self.loader  # type: ignore[union-attr]
         module.__loader__ = self.loader
+
+
+class _Deferring(_Wrapping):
+    """Loads a package of :data:`DEFERRED` as a stand-in: its ``__init__`` runs in :func:`import_whole`."""
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        self._adopt(module)
         module.__class__ = _DeferredPackage
         if module.__name__ == DEFERRED[0]:
             logging.getLogger(module.__name__).addHandler(logging.NullHandler())  # as its __init__ does
 
 
-class _Light(importlib.abc.Loader):
+class _Light(_Wrapping):
     """Wraps a light module's loader: what it imports while it loads is light too."""
 
-    def __init__(self, loader: Any) -> None:
-        self.loader = loader
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
-        return self.loader.create_module(spec)
-
     def exec_module(self, module: types.ModuleType) -> None:
-        module.__spec__.loader = self.loader  # type: ignore[union-attr]
-        module.__loader__ = self.loader
+        self._adopt(module)
         _local.depth = getattr(_local, "depth", 0) + 1
         try:
             self.loader.exec_module(module)
