@@ -187,3 +187,22 @@ def test_the_cancer_a_question_names_must_be_the_evidence_s_cancer():
     # across languages, a cancer the lexicon cannot place cannot be shown to be the evidence's
     unplaced = check.before("鼻咽癌早期有什么症状？", symptoms)
     assert not unplaced.relevant and "across languages" in unplaced.checked, unplaced
+
+
+def test_a_cancer_named_by_its_tissue_is_placed_in_every_language():
+    """Leukaemias, lymphomas, sarcomas, myelomas, melanomas, mesotheliomas and gliomas arise in a
+    tissue, not an organ: the lexicon names each family alike in every language, so a question about
+    one can be shown to be about English evidence on it, and not about evidence on another cancer."""
+    from criss_rag.lexicon.facets import extract
+
+    for text in ("hairy cell leukaemia", "털세포 백혈병", "ヘアリーセル白血病", "毛细胞白血病"):
+        assert "leukemia" in extract(text).subtype, text
+    for text in ("rhabdomyosarcoma", "횡문근육종", "横紋筋肉腫とは", "横纹肌肉瘤"):
+        assert "sarcoma" in extract(text).subtype, text
+    check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None))
+    leukemia = context("The prognosis of hairy cell leukemia depends on the blood counts and the spleen.")
+    placed = check.before("털세포 백혈병의 예후는 어떤가요?", leukemia)
+    assert placed.relevant and "subtype:leukemia" in placed.covered, placed
+    liver = context("The prognosis of liver cancer depends on the stage and how well the liver works.")
+    other = check.before("털세포 백혈병의 예후는 어떤가요?", liver)
+    assert not other.relevant and "subtype:leukemia" in other.missing, other

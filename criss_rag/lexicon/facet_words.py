@@ -626,7 +626,28 @@ def _organ_names(language: str) -> list[Entry]:
                  for pattern in names.get(language, [])])
 
 
-LEXICON: dict[str, list[Entry]] = {language: [*entries, *_organ_names(language)]
+#: cancers named by the tissue they arise from rather than by an organ, as subtypes in every language
+#: ("hairy cell leukaemia" / 털세포 백혈병 / ヘアリーセル白血病 all name the leukaemia family)
+FAMILIES: dict[str, dict[str, str]] = {
+    "leukemia": {"en": r"leuka?emias?", "ko": r"백혈병", "ja": r"白血病", "zh": r"白血病"},
+    "lymphoma": {"en": r"lymphomas?", "ko": r"림프종", "ja": r"リンパ腫", "zh": r"淋巴瘤"},
+    "sarcoma": {"en": r"\w*sarcomas?", "ko": r"[가-힣]*육종", "ja": r"[\u4e00-\u9fff\u30a0-\u30ff]*肉腫",
+                "zh": r"[\u4e00-\u9fff]*肉瘤"},
+    "myeloma": {"en": r"myelomas?", "ko": r"골수종", "ja": r"骨髄腫", "zh": r"骨髓瘤"},
+    "melanoma": {"en": r"melanomas?", "ko": r"흑색종", "ja": r"黒色腫|メラノーマ", "zh": r"黑色素瘤"},
+    "mesothelioma": {"en": r"mesotheliomas?", "ko": r"중피종", "ja": r"中皮腫", "zh": r"间皮瘤"},
+    "glioma": {"en": r"gliomas?|glioblastomas?", "ko": r"신경교종|교모세포종", "ja": r"神経膠腫|膠芽腫|グリオーマ",
+               "zh": r"胶质瘤|胶质母细胞瘤"},
+}
+
+
+def _families(language: str) -> list[Entry]:
+    """:data:`FAMILIES` as subtype entries (not blanked: the cancer's name is read from the text too)."""
+    wrap = _en if language == "en" else _cjk
+    return wrap([(names[language], "subtype", family, False) for family, names in FAMILIES.items()])
+
+
+LEXICON: dict[str, list[Entry]] = {language: [*entries, *_organ_names(language), *_families(language)]
                                    for language, entries in (("en", EN), ("ko", KO), ("ja", JA), ("zh", ZH))}
 
 NEGATION: dict[str, re.Pattern] = {
