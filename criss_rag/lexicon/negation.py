@@ -27,27 +27,28 @@ PARTIAL: dict[str, str] = {
     "zh": r"不一定|未必|不总是|不見得|不见得|(?:不|并非|不是)(?:都|所有|每)",
 }
 
-# constructions whose cue word negates nothing (removed before the cues are counted)
-NOT_NEGATING: dict[str, re.Pattern] = {
-    "en": re.compile(
+# constructions whose cue word negates nothing (removed before the cues are counted), besides the
+# negated universals of PARTIAL
+_CONSTRUCTIONS: dict[str, str] = {
+    "en": (
         r"\bnot\s+(?:only|just|merely|simply)\b(?=[^.;]*\b(?:but|also|as\s+well|too)\b)|\bno\s+matter\b|\bwhether\s+or\s+not\b|"
         r"\bif\s+not\s+all\b|\bnot\s+least\b|\bnothing\s+but\b"
     ),
-    "ko": re.compile(
+    "ko": (
         r"뿐(?:만)?\s*(?:아니라|아니고)|[을를]\s*비롯|아니면|밖에\s*(?:안\s*|[가-힣]{1,3}지\s*)?(?:않|없|못|안)"
     ),
-    "ja": re.compile(
+    "ja": (
         r"だけ(?:で)?(?:は)?なく|のみならず|ばかりでなく|に限らず|にかかわらず|に関わらず|少な|危な|必ず|わずか|まず|"
         r"ないし|いずれ|絶えず|相変わらず|思わず|有無|しか[^、。]{0,10}?(?:ない|ません)"
     ),
-    "zh": re.compile(
+    "zh": (
         r"(?:并)?(?:不仅|不但|不只|不光|不止)(?=[^。；]*(?:也|还|而且|并且|更))|不同|不断|不少|不久|不过|不论|不管|无论|未来|非常|差不多|"
         r"不适|不良反应|无关紧要|莫不|非但|是否|能否|可否|与否|不如"
     ),
 }
 
-NOT_NEGATING = {language: re.compile(f"{PARTIAL[language]}|{pattern.pattern}")
-                for language, pattern in NOT_NEGATING.items()}
+NOT_NEGATING: dict[str, re.Pattern] = {language: re.compile(f"{PARTIAL[language]}|{pattern}")
+                                       for language, pattern in _CONSTRUCTIONS.items()}
 
 #: an English word negated by its suffix ("painless": no pain), the words that only look so left out
 _LESS = r"(?!(?:un|regard|neverthe|count|doubt|need|end)less)[a-z]{3,}less"
