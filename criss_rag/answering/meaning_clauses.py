@@ -88,8 +88,16 @@ def _fragment(part: str, language: str) -> bool:
         return len(part.split()) <= 3
     return len(re.sub(r"[\s。．.！？!?]", "", part)) <= 3
 
+
 def _coverage(terms: frozenset[str], other: frozenset[str]) -> float:
     return len(terms & other) / len(terms) if terms else 0.0
+
+
+def _aligned(terms: frozenset[str], candidates: list[tuple[str, frozenset[str]]]) -> str | None:
+    """The candidate text (with its terms) sharing most of ``terms`` (the shorter on a tie), when it
+    holds at least half of them."""
+    best, best_terms = max(candidates, key=lambda t: (len(terms & t[1]), -len(t[1])))
+    return best if _coverage(terms, best_terms) >= 0.5 else None
 
 
 class ClauseChecks:
@@ -109,9 +117,8 @@ class ClauseChecks:
             items = _bound_items(read(clause, language))
             if not items or not theirs:
                 continue
-            terms = self.terms(clause, language)
-            best, best_terms = max(theirs, key=lambda t: (len(terms & t[1]), -len(t[1])))
-            if _coverage(terms, best_terms) < 0.5:
+            best = _aligned(self.terms(clause, language), theirs)
+            if best is None:
                 continue
             their_items = _bound_items(read(best, language))
             for kind, value in sorted(items):
@@ -143,8 +150,8 @@ class ClauseChecks:
             if not terms or not said or not theirs:
                 continue
             for candidates in (theirs, whole):  # the sentence when no clause of it aligns
-                best, best_terms = max(candidates, key=lambda t: (len(terms & t[1]), -len(t[1])))
-                if _coverage(terms, best_terms) < 0.5:
+                best = _aligned(terms, candidates)
+                if best is None:
                     continue  # nothing the passage says is what this clause says: no direction to compare
                 for mine, other in contradicted(said, read(best, language).directions):
                     problems.append(
