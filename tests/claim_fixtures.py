@@ -1,5 +1,6 @@
-"""Shared by the sentence-check tests: one claim judged by the built-in check against passages given
-as text (each passage is cited as [1], [2], ... in order)."""
+"""Shared by the sentence-check and relevance tests: passages given as text, numbered [1], [2], ... in
+order, as a context (:func:`context`), and one claim judged by the built-in check against them
+(:func:`judge`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,16 @@ from llama_index.core.schema import NodeWithScore
 
 from criss_rag.answering.meaning_check import MeaningSupport
 from criss_rag.types import Context, Evidence, Hit, Query, SentenceSupport, text_node
+
+
+def context(*texts: str) -> Context:
+    """``texts`` as the numbered evidence of a question (documents d1, d2, ...)."""
+    return Context(
+        tuple(
+            Evidence(n, Hit(NodeWithScore(node=text_node(f"d{n}", t), score=1.0)), t) for n, t in enumerate(texts, 1)
+        ),
+        "",
+    )
 
 
 def judge(claim: str, *passages: str) -> SentenceSupport:

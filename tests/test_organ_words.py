@@ -6,25 +6,15 @@ landmark. The questions are the team's own, written apart from the evaluation se
 from __future__ import annotations
 
 import pytest
-from llama_index.core.schema import NodeWithScore
+from claim_fixtures import context
 
 from criss_rag.answering.relevance import RelevanceCheck, RelevancePolicy, word_concepts
 from criss_rag.lexicon.facets import extract, named_spans
-from criss_rag.types import Context, Evidence, Hit, text_node
 from criss_rag_domain.asked import asked_types
 from criss_rag_domain.intents import IntentLexicon, asked_part
 from criss_rag_domain.lexicon import CancerLexicon
 
 LEXICON = CancerLexicon.builtin()
-
-
-def context(*texts: str) -> Context:
-    return Context(
-        tuple(
-            Evidence(n, Hit(NodeWithScore(node=text_node(f"d{n}", t), score=1.0)), t) for n, t in enumerate(texts, 1)
-        ),
-        "",
-    )
 
 
 @pytest.mark.parametrize(("text", "site"), [

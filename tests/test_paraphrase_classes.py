@@ -11,25 +11,15 @@ from pathlib import Path
 
 import pytest
 import yaml
-from llama_index.core.schema import NodeWithScore
+from claim_fixtures import context
 
 from criss_rag.answering.relevance import RelevanceCheck, RelevancePolicy
-from criss_rag.types import Context, Evidence, Hit, text_node
 from criss_rag_domain.asked import asked_types
 from criss_rag_domain.intents import IntentLexicon
 from criss_rag_domain.lexicon import CancerLexicon
 
 LEXICON = CancerLexicon.builtin()
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def context(*texts: str) -> Context:
-    return Context(
-        tuple(
-            Evidence(n, Hit(NodeWithScore(node=text_node(f"d{n}", t), score=1.0)), t) for n, t in enumerate(texts, 1)
-        ),
-        "",
-    )
 
 
 # -- the cancer asked ------------------------------------------------------------------------------------

@@ -1,20 +1,10 @@
 """The relevance policy per question language, and across languages (criss_rag.answering.relevance)."""
 
 import pytest
-from llama_index.core.schema import NodeWithScore
+from claim_fixtures import context
 from pydantic import ValidationError
 
 from criss_rag.answering.relevance import RelevanceCheck, RelevancePolicy
-from criss_rag.types import Context, Evidence, Hit, text_node
-
-
-def context(*texts: str) -> Context:
-    return Context(
-        tuple(
-            Evidence(n, Hit(NodeWithScore(node=text_node(f"d{n}", t), score=1.0)), t) for n, t in enumerate(texts, 1)
-        ),
-        "",
-    )
 
 
 def test_a_threshold_per_question_language():
