@@ -260,23 +260,22 @@ class RelevanceCheck:
         hit = [w for w, terms in words if is_covered(w, terms)]
         missing = [w for w, terms in words if not is_covered(w, terms)]
         focus = self._focus(question, words)
-        return self._decide(question, hit, missing, focus, checked, subject_required=True)
+        return self._decide(question, hit, missing, focus, checked)
 
-    def _decide(self, question: str, hit: list[str], missing: list[str], focus: list[str], checked: str, *,
-                subject_required: bool = False) -> RelevanceVerdict:
-        """Relevant when the covered share of the question's items reaches the threshold and at least
-        one item of its focus is covered (the cancer's name alone is not the question's point); with
-        ``subject_required``, the covered share of the items naming its cancer (the rest) must reach
-        the threshold too: evidence about the symptoms of other cancers does not answer a question
-        about the symptoms of this one."""
+    def _decide(self, question: str, hit: list[str], missing: list[str], focus: list[str],
+                checked: str) -> RelevanceVerdict:
+        """Relevant when the covered share of the question's items reaches the threshold, at least
+        one item of its focus is covered (the cancer's name alone is not the question's point), and
+        the covered share of the items naming its cancer (the rest) reaches the threshold too:
+        evidence about the symptoms of other cancers does not answer a question about the symptoms
+        of this one."""
         total = len(hit) + len(missing)
         score = len(hit) / total if total else 1.0
         focus_hit = sum(w in hit for w in focus)
         subject = [w for w in (*hit, *missing) if w not in focus]
         subject_score = sum(w in hit for w in subject) / len(subject) if subject else 1.0
         threshold = self.policy.threshold(detect_language(question))
-        relevant = score >= threshold and (focus_hit > 0 or not focus) and \
-            (subject_score >= threshold or not subject_required)
+        relevant = score >= threshold and (focus_hit > 0 or not focus) and subject_score >= threshold
         return RelevanceVerdict(relevant=relevant, score=round(score, 4), covered=hit, missing=missing, focus=focus,
                                 focus_score=round(focus_hit / len(focus), 4) if focus else 1.0, checked=checked,
                                 threshold=threshold)
@@ -297,8 +296,7 @@ class RelevanceCheck:
         hit = sorted(asked & named)
         focus = sorted(asked - subject) or unknown
         missing = sorted(asked - named) + [w for w in focus if w in unknown]
-        verdict = self._decide(question, hit, missing, focus, f"{checked} (across languages, by the lexicon)",
-                               subject_required=True)
+        verdict = self._decide(question, hit, missing, focus, f"{checked} (across languages, by the lexicon)")
         if not asked:  # nothing the lexicon knows: relevance cannot be shown
             verdict.relevant, verdict.score, verdict.missing = False, 0.0, words
         elif not subject and (unplaced := [c for c in cancers if c not in FILLER_WORDS]):
