@@ -197,6 +197,22 @@ def test_off_topic_questions_with_cancer_words_are_refused_before_the_generator(
     assert on_topic.relevance is not None and on_topic.relevance.relevant
 
 
+@pytest.mark.parametrize("question", [
+    "Can ovarian cancer be found early?",
+    "난소암 초기 증상이 뭔가요?",
+    "갑상선암은 어떻게 치료하나요?",
+    "子宫颈癌有哪些早期症状？",
+    "白血病の治療法を教えてください。",
+])
+def test_a_question_about_a_cancer_the_corpus_lacks_is_refused(engine, question):
+    """The example corpus covers six cancers: a question about another one is refused, not answered
+    from another cancer's page on the same topic (before the relevance check required the asked
+    cancer, the first four were answered with other cancers' symptoms and treatments)."""
+    answer = engine.ask(question)
+    assert answer.refused and answer.citations == [], (answer.refusal_reason, answer.text)
+    assert answer.trace.stage("generate") is None
+
+
 def test_the_dense_retriever_serves_every_language(engine):
     for question in (
         "肺がんの症状は何ですか？",
