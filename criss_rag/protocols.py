@@ -224,7 +224,7 @@ class Metric(Protocol):
     unlabelled metrics that return the same value before any question runs, and an
     ``about_refusals`` tuple: the outputs that measure the refusal itself (``refused``, a caution
     label). The report scores a refused question on those only; every other value of a refused
-    question is left out (``criss_rag.evaluation.report.REFUSED_RULE``).
+    question is left out (``criss_rag.evaluation.report_inputs.REFUSED_RULE``).
     """
 
     def compute(self, question: Mapping[str, Any], answer: Answer) -> Mapping[str, float]: ...

@@ -18,7 +18,9 @@ from criss_rag.errors import ConfigError, DataError
 from criss_rag.evaluation import stats
 from criss_rag.evaluation.experiment import load_experiment
 from criss_rag.evaluation.records import RECORDS, RunRecord, read_records
-from criss_rag.evaluation.report import ReportOptions, build_report, write_report
+from criss_rag.evaluation.report import write_report
+from criss_rag.evaluation.report_inputs import ReportOptions
+from criss_rag.evaluation.report_numbers import build_report
 from criss_rag.evaluation.review import export_sheet, import_ratings, krippendorff_alpha_interval
 from criss_rag.evaluation.runner import DirectAnswerer, run_experiment
 from criss_rag.testing import plugin_host, replaced
@@ -419,7 +421,7 @@ def test_refused_questions_count_only_in_the_metrics_about_refusals(finished_run
 
 
 def test_duplicate_and_constant_metrics_stay_out_of_the_holm_family():
-    from criss_rag.evaluation.report import collapse_duplicates, constant_value
+    from criss_rag.evaluation.report_numbers import collapse_duplicates, constant_value
 
     table = {
         "citations": {"a": {"q1": 1, "q2": 2}, "b": {"q1": 1, "q2": 3}},

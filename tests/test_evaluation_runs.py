@@ -70,7 +70,8 @@ def test_the_overview_plot_shows_every_compared_metric(tmp_path):
 
     from PIL import Image
 
-    from criss_rag.evaluation.report import ReportOptions, write_report
+    from criss_rag.evaluation.report import write_report
+    from criss_rag.evaluation.report_inputs import ReportOptions
     from criss_rag.evaluation.runner import run_experiment
 
     for name in ("eval_pipeline.yaml", "eval_questions.jsonl"):

@@ -14,7 +14,8 @@ from criss_rag.context import ComponentContext
 from criss_rag.evaluation.experiment import load_experiment
 from criss_rag.evaluation.judging import agreement, as_verdict, combine
 from criss_rag.evaluation.records import RECORDS, read_records
-from criss_rag.evaluation.report import ReportOptions, build_report
+from criss_rag.evaluation.report_inputs import ReportOptions
+from criss_rag.evaluation.report_numbers import build_report
 from criss_rag.evaluation.runner import run_experiment
 from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host, replaced
 from criss_rag.testing.servers import OllamaStubServer, OpenAIStubServer

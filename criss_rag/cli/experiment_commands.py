@@ -145,7 +145,8 @@ def report(
     ratings: tuple[Path, ...],
 ) -> None:
     """Write report.md, report.html, report.json and box plots for the run in RUN_DIR."""
-    from criss_rag.evaluation.report import ReportOptions, write_report
+    from criss_rag.evaluation.report import write_report
+    from criss_rag.evaluation.report_inputs import ReportOptions
 
     options = ReportOptions(metrics=list(metrics), alpha=alpha, bootstrap=bootstrap, holm_family=holm_family,
                             seed=seed, ratings=list(ratings), out=out)
