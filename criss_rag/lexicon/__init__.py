@@ -6,8 +6,11 @@ plugins read from questions and sentences in English, Korean, Japanese and Chine
 - :mod:`criss_rag.lexicon.stopwords`: the English stopword list (retrieval's analyzers) and the
   sentence alignment's variant of it; :mod:`criss_rag.lexicon.cancer_names`: the head words of
   cancer names per language (the chat's topic finder).
-- :mod:`criss_rag.lexicon.facet_words`: the word lists (cancer subtypes, disease state, populations,
-  treatments, tests, drugs, biomarkers, directions, timing, negations) per language.
+- :mod:`criss_rag.lexicon.facet_words`: the word lists per language, joined from
+  :mod:`~criss_rag.lexicon.cancer_kind_words` (subtypes, biomarkers, disease state, tissue families),
+  :mod:`~criss_rag.lexicon.population_words`, :mod:`~criss_rag.lexicon.treatment_words` (lines of
+  therapy, treatments, tests, drugs), :mod:`~criss_rag.lexicon.aspect_words` (directions, timing, what
+  is asked) and :mod:`~criss_rag.lexicon.site_words`; the negation cues.
 - :mod:`criss_rag.lexicon.facets`: :func:`~criss_rag.lexicon.facets.extract` reads a question or
   sentence into its medically decisive :class:`~criss_rag.lexicon.facets.Facets`.
 - for the sentence check (:mod:`criss_rag.answering.meaning_check`): :mod:`~criss_rag.lexicon.claims` (a sentence's

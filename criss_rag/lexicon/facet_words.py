@@ -1,654 +1,76 @@
-"""Word lists behind :mod:`criss_rag.lexicon.facets`: per language, ``(pattern, facet, value, blank)``.
+"""Word lists behind :mod:`criss_rag.lexicon.facets`: per language, ``(pattern, facet, value, blank)``
+(:data:`~criss_rag.lexicon.facet_entries.Entry`), and the negation cues.
 
-Patterns are tried in list order (the more specific first: "non-small cell" before "small cell",
-"남성" before "성인"); a ``blank`` match is removed from the text so that later patterns, numbers
-and negations do not read it again. Site words are kept (not blanked): "lung cancer that spread to
-the liver" keeps "lung cancer" as the cancer named and both organs as sites. ``value`` ``None``
-keeps the matched text (drug names found by their suffix).
+The lists are kept per kind of facet, all four languages side by side:
+
+- :mod:`criss_rag.lexicon.cancer_kind_words`: subtypes, receptor status, disease state and the
+  tissue families (leukaemia, lymphoma, ...);
+- :mod:`criss_rag.lexicon.population_words`: age groups, sex, pregnancy, menopause, smoking;
+- :mod:`criss_rag.lexicon.treatment_words`: line of therapy, treatments, tests, drugs;
+- :mod:`criss_rag.lexicon.aspect_words`: direction and timing of an effect, and what is asked
+  (treatment, symptoms, outlook, ...);
+- :mod:`criss_rag.lexicon.site_words`: organs and body sites (joined here with the organ names of
+  :mod:`criss_rag.lexicon.organs`).
+
+:data:`LEXICON` joins them per language in the order they are tried: subtypes, receptor status,
+disease state, population, line, treatment, test, drug, direction, timing, site, aspect, organ
+names, tissue families. Within a table the more specific pattern comes first ("non-small cell" before
+"small cell", "남성" before "성인"); a ``blank`` match is removed from the text so that later
+patterns, numbers and negations do not read it again. Site words are kept (not blanked): "lung
+cancer that spread to the liver" keeps "lung cancer" as the cancer named and both organs as sites.
+``value`` ``None`` keeps the matched text (drug names found by their suffix).
 """
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
+from criss_rag.lexicon.aspect_words import ASPECTS, DIRECTIONS, TIMING
+from criss_rag.lexicon.cancer_kind_words import BIOMARKERS, DISEASE_STATES, FAMILIES, SUBTYPES
 from criss_rag.lexicon.organs import ORGAN_NAMES
+from criss_rag.lexicon.population_words import POPULATIONS
+from criss_rag.lexicon.site_words import SITES
+from criss_rag.lexicon.treatment_words import DRUGS, TESTS, THERAPY_LINES, TREATMENTS
+
+if TYPE_CHECKING:
+    from criss_rag.lexicon.facet_entries import Entry, Word
 
 ROMAN = {"0": "0", "1": "I", "2": "II", "3": "III", "4": "IV", "5": "V"}
 
-Entry = tuple[re.Pattern, str, "str | None", bool]
 
-
-def _en(word_list: list[tuple[str, str, str | None, bool]]) -> list[Entry]:
+def _en(word_list: list[Word]) -> list[Entry]:
     return [(re.compile(rf"\b(?:{p})\b"), f, v, b) for p, f, v, b in word_list]
 
 
-def _cjk(word_list: list[tuple[str, str, str | None, bool]]) -> list[Entry]:
+def _cjk(word_list: list[Word]) -> list[Entry]:
     return [(re.compile(p, re.IGNORECASE), f, v, b) for p, f, v, b in word_list]
 
 
-_EN_DRUG_SUFFIX = (r"[a-z]{3,}(?:mab|tinib|nib|lisib|ciclib|parib|platin|taxel|rubicin|mustine|zomib|tecan|citabine|"
-                   r"trexate|phosphamide|relin|lutamide|rozole|strant|lidomide|zolomide|poside|blastine|cristine|"
-                   r"orelbine|terone|mycin|sertib|rafenib)")
-_EN_DRUGS = ("tamoxifen|exemestane|fluorouracil|5-fu|5-fluorouracil|leucovorin|aspirin|metformin|interferon|"
-             "interleukin-2|interleukin|bcg|folfox|folfiri|folfirinox|r-chop|abvd|leuprolide|raloxifene|"
-             "everolimus|sirolimus|temsirolimus|hydroxyurea|arsenic trioxide|tretinoin|thalidomide|"
-             "prednisone|dexamethasone|morphine|opioids?|goserelin|denosumab|zoledronic acid|bisphosphonates?")
-
-EN: list[Entry] = _en(
-    [
-        # subtypes
-        (r"non[\s-]*small[\s-]*cell", "subtype", "non-small-cell", True),
-        (r"small[\s-]*cell", "subtype", "small-cell", True),
-        (r"large[\s-]*cell", "subtype", "large-cell", True),
-        (r"squamous(?:[\s-]*cell)?", "subtype", "squamous", True),
-        (r"basal[\s-]*cell", "subtype", "basal-cell", True),
-        (r"merkel[\s-]*cell", "subtype", "merkel-cell", True),
-        (r"clear[\s-]*cell", "subtype", "clear-cell", True),
-        (r"germ[\s-]*cell", "subtype", "germ-cell", True),
-        (r"adenocarcinomas?", "subtype", "adenocarcinoma", True),
-        (r"triple[\s-]*negative", "subtype", "triple-negative", True),
-        (r"ductal", "subtype", "ductal", True),
-        (r"lobular", "subtype", "lobular", True),
-        (r"inflammatory", "subtype", "inflammatory", True),
-        (r"in[\s-]+situ", "subtype", "in-situ", True),
-        (r"non[\s-]*hodgkin'?s?", "subtype", "non-hodgkin", True),
-        (r"hodgkin'?s?", "subtype", "hodgkin", True),
-        (r"hepatocellular", "subtype", "hepatocellular", True),
-        (r"cholangio\w*|bile[\s-]+duct", "subtype", "cholangio", True),
-        (r"neuroendocrine", "subtype", "neuroendocrine", True),
-        (r"carcinoid", "subtype", "carcinoid", True),
-        (r"papillary", "subtype", "papillary", True),
-        (r"follicular", "subtype", "follicular", True),
-        (r"medullary", "subtype", "medullary", True),
-        (r"anaplastic", "subtype", "anaplastic", True),
-        (r"mucinous", "subtype", "mucinous", True),
-        (r"serous", "subtype", "serous", True),
-        (r"acute", "subtype", "acute", True),
-        (r"chronic", "subtype", "chronic", True),
-        (r"myeloid|myelogenous", "subtype", "myeloid", True),
-        (r"lymphoblastic", "subtype", "lymphoblastic", True),
-        (r"lymphocytic", "subtype", "lymphocytic", True),
-        (r"b[\s-]cell", "subtype", "b-cell", True),
-        (r"t[\s-]cell", "subtype", "t-cell", True),
-        (r"hormone[\s-]+receptor[\s-]*positive", "biomarker", "HR:positive", True),
-        (r"hormone[\s-]+receptor[\s-]*negative", "biomarker", "HR:negative", True),
-        (r"estrogen[\s-]+receptor[\s-]*positive", "biomarker", "ER:positive", True),
-        (r"estrogen[\s-]+receptor[\s-]*negative", "biomarker", "ER:negative", True),
-        # disease state (small-cell lung cancer is staged as limited or extensive)
-        (r"limited[\s-]+stage|limited[\s-]+disease", "disease", "limited-stage", True),
-        (r"extensive[\s-]+stage|extensive[\s-]+disease", "disease", "extensive-stage", True),
-        (r"non[\s-]*invasive", "disease", "non-invasive", True),
-        (r"invasive", "disease", "invasive", True),
-        (r"locally[\s-]+advanced", "disease", "locally-advanced", True),
-        (r"advanced", "disease", "advanced", True),
-        (r"metasta\w*|spread(?:s|ing)?(?:\s+to)?|secondary", "disease", "metastatic", True),
-        (r"recur\w*|relaps\w*|(?:come|comes|came|coming)\s+back|returns?|returned", "disease", "recurrent", True),
-        (r"refractory|resistant", "disease", "refractory", True),
-        (r"early[\s-]+stage|early", "disease", "early", True),
-        (r"locali[sz]ed", "disease", "localized", True),
-        (
-            r"inoperable|unresectable|non[\s-]*resectable|not\s+resectable|not\s+operable",
-            "disease",
-            "unresectable",
-            True,
-        ),
-        (r"operable|resectable", "disease", "resectable", True),
-        (r"benign", "disease", "benign", True),
-        (r"malignant", "disease", "malignant", True),
-        (r"pre[\s-]*cancerous|pre[\s-]*malignant", "disease", "precancerous", True),
-        (r"terminal|end[\s-]+stage", "disease", "terminal", True),
-        (r"remission", "disease", "remission", True),
-        (r"hereditary|inherited|familial|genetic", "disease", "hereditary", True),
-        (r"low[\s-]+grade", "disease", "low-grade", True),
-        (r"high[\s-]+grade", "disease", "high-grade", True),
-        (r"aggressive", "disease", "aggressive", True),
-        (r"primary", "disease", "primary", True),
-        # population
-        (r"children|child|kids?|childhood|p(?:a)?ediatric|infants?|babies|baby|toddlers?", "population", "child", True),
-        (r"teenagers?|teens?|adolescents?|adolescence", "population", "adolescent", True),
-        (r"young\s+adults?", "population", "young-adult", True),
-        (
-            r"elderly|older\s+(?:adults?|people|persons?|patients?|men|women)|seniors?|geriatric|aged\s+people",
-            "population",
-            "elderly",
-            True,
-        ),
-        (r"adults?|grown[\s-]*ups?", "population", "adult", True),
-        (r"men|man|males?|boys?", "population", "male", True),
-        (r"women|woman|females?|girls?", "population", "female", True),
-        (r"pregnan\w*|expecting\s+a\s+baby", "population", "pregnant", True),
-        (r"breast[\s-]*feeding|nursing\s+mothers?", "population", "breastfeeding", True),
-        (r"post[\s-]*menopausal|after\s+menopause", "population", "postmenopausal", True),
-        (r"pre[\s-]*menopausal|before\s+menopause", "population", "premenopausal", True),
-        (r"non[\s-]*smokers?|never[\s-]+smokers?", "population", "non-smoker", True),
-        (r"smokers?", "population", "smoker", True),
-        # line of therapy
-        (r"(?:first|1st|front)[\s-]*line|initial\s+treatment", "line", "first-line", True),
-        (r"(?:second|2nd)[\s-]*line", "line", "second-line", True),
-        (r"(?:third|3rd|later|fourth|4th)[\s-]*line", "line", "third-line", True),
-        (r"neo[\s-]*adjuvant|pre[\s-]*operative|before\s+surgery", "line", "neoadjuvant", True),
-        (r"adjuvant|post[\s-]*operative|after\s+surgery", "line", "adjuvant", True),
-        (r"maintenance", "line", "maintenance", True),
-        (r"palliative|comfort\s+care|hospice", "line", "palliative", True),
-        (r"salvage", "line", "salvage", True),
-        (r"induction", "line", "induction", True),
-        (r"consolidation", "line", "consolidation", True),
-        # treatments (specific first)
-        (r"(?:stem[\s-]*cell|bone[\s-]*marrow)\s+transplant\w*", "treatment", "stem-cell-transplant", True),
-        (r"(?:liver|organ)\s+transplant\w*", "treatment", "organ-transplant", True),
-        (r"brachytherapy", "treatment", "brachytherapy", True),
-        (r"proton\s+therapy", "treatment", "proton-therapy", True),
-        (r"radiation(?:\s+therapy)?|radiotherapy|irradiation|radiosurgery", "treatment", "radiotherapy", True),
-        (r"chemo\w*", "treatment", "chemotherapy", True),
-        (r"immuno\s*therapy|checkpoint\s+inhibitors?", "treatment", "immunotherapy", True),
-        (r"targeted\s+(?:therapy|therapies|drugs?|treatment)", "treatment", "targeted-therapy", True),
-        (r"(?:hormone|hormonal|endocrine)\s+(?:therapy|therapies|treatment)", "treatment", "hormone-therapy", True),
-        (r"car[\s-]*t", "treatment", "car-t", True),
-        (r"mastectomy", "treatment", "mastectomy", True),
-        (r"lumpectomy|breast[\s-]+conserving", "treatment", "lumpectomy", True),
-        (r"lobectomy", "treatment", "lobectomy", True),
-        (r"pneumonectomy", "treatment", "pneumonectomy", True),
-        (r"prostatectomy", "treatment", "prostatectomy", True),
-        (r"hysterectomy", "treatment", "hysterectomy", True),
-        (r"colectomy", "treatment", "colectomy", True),
-        (r"gastrectomy", "treatment", "gastrectomy", True),
-        (r"whipple", "treatment", "whipple", True),
-        (r"(?:radiofrequency\s+)?ablation", "treatment", "ablation", True),
-        (r"(?:chemo)?embolization|tace", "treatment", "embolization", True),
-        (r"surgery|surgical\w*|operations?|resections?|operated", "treatment", "surgery", True),
-        (r"watchful\s+waiting|active\s+surveillance", "treatment", "surveillance", True),
-        # tests
-        (r"colonoscop\w*", "test", "colonoscopy", True),
-        (r"endoscop\w*", "test", "endoscopy", True),
-        (r"mammogra\w*", "test", "mammography", True),
-        (r"ct(?:\s+scans?)?|cat\s+scans?", "test", "ct", True),
-        (r"mri(?:\s+scans?)?", "test", "mri", True),
-        (r"pet(?:[\s-]+ct)?\s+scans?|pet", "test", "pet", True),
-        (r"biops\w*", "test", "biopsy", True),
-        (r"laparoscop\w*", "test", "laparoscopy", True),
-        (r"ultrasound|sonogra\w*", "test", "ultrasound", True),
-        (r"pap\s+(?:smear|test)s?", "test", "pap", True),
-        (r"x[\s-]*rays?", "test", "x-ray", True),
-        (r"blood\s+tests?", "test", "blood-test", True),
-        # drugs
-        (_EN_DRUGS, "drug", None, True),
-        (_EN_DRUG_SUFFIX, "drug", None, True),
-        # direction of an effect (kept: "lower than" also gives a comparison)
-        (r"rais\w*|increas\w*|higher|boost\w*|elevat\w*|worsen\w*", "direction", "up", False),
-        (
-            r"lower\w*|reduc\w*|decreas\w*|cut(?:s|ting)?\s+(?:down|the)|prevent\w*|less\s+likely",
-            "direction",
-            "down",
-            False,
-        ),
-        (r"before|prior\s+to|ahead\s+of", "timing", "before", False),
-        (r"after|following|afterwards", "timing", "after", False),
-        (r"during|while\s+on|while\s+having", "timing", "during", False),
-        # sites (kept)
-        (r"lungs?|pulmonary", "site", "lung", False),
-        (r"liver|hepatic", "site", "liver", False),
-        (r"breasts?", "site", "breast", False),
-        (r"colon|colorectal|bowel", "site", "colon", False),
-        (r"rectum|rectal|colorectal", "site", "rectum", False),
-        (r"stomach|gastric", "site", "stomach", False),
-        (r"pancrea\w*", "site", "pancreas", False),
-        (r"prostate", "site", "prostate", False),
-        (r"bladder", "site", "bladder", False),
-        (r"kidneys?|renal", "site", "kidney", False),
-        (r"skin", "site", "skin", False),
-        (r"brain|cerebral", "site", "brain", False),
-        (r"spinal\s+cord|spine", "site", "spine", False),
-        (r"bone\s+marrow", "site", "bone-marrow", False),
-        (r"bones?", "site", "bone", False),
-        (r"blood", "site", "blood", False),
-        (r"lymph\s+nodes?", "site", "lymph-node", False),
-        (r"ovar\w*", "site", "ovary", False),
-        (r"cervix|cervical", "site", "cervix", False),
-        (r"uter\w*|endometri\w*|womb", "site", "uterus", False),
-        (r"thyroid", "site", "thyroid", False),
-        (r"o?esophag\w*", "site", "esophagus", False),
-        (r"head\s+and\s+neck", "site", "head-neck", False),
-        (r"throat|pharyn\w*|laryn\w*", "site", "throat", False),
-        (r"mouth|oral|tongue|lips?", "site", "mouth", False),
-        (r"eyes?|ocular|retin\w*", "site", "eye", False),
-        (r"testic\w*|testis|testes", "site", "testis", False),
-        (r"vulva\w*|vagina\w*", "site", "vulva", False),
-        (r"anus|anal", "site", "anus", False),
-        (r"gall\s*bladder", "site", "gallbladder", False),
-        (r"small\s+intestine", "site", "small-intestine", False),
-        (r"adrenal", "site", "adrenal", False),
-        (r"thym\w*", "site", "thymus", False),
-        (r"heart", "site", "heart", False),
-        # what is asked about the cancer (kept)
-        (r"side[\s-]+effects?|adverse\s+effects?|toxicit\w*", "aspect", "side-effects", False),
-        (
-            r"treat\w*|therap\w*|manag\w*|cur(?:e|es|ed|able)|options?|drugs?|medicines?|medications?",
-            "aspect",
-            "treatment",
-            False,
-        ),
-        (r"symptoms?|signs?|warning", "aspect", "symptoms", False),
-        (r"diagnos\w*|detect\w*|find|found|identif\w*|tests?", "aspect", "diagnosis", False),
-        (r"outlook|prognos\w*|survival|surviv\w*|life\s+expectancy|chances?", "aspect", "outlook", False),
-        (r"caus\w*|risks?|factors?", "aspect", "cause", False),
-        (r"stages?|staging", "aspect", "stages", False),
-        (r"prevent\w*", "aspect", "prevention", False),
-        (r"screen\w*", "aspect", "screening", False),
-        (r"research|clinical\s+trials?|trials?|studies", "aspect", "research", False),
-    ]
-)
-
-KO: list[Entry] = _cjk(
-    [
-        (r"비소세포", "subtype", "non-small-cell", True),
-        (r"소세포", "subtype", "small-cell", True),
-        (r"편평\s*상피(?:세포)?|편평세포", "subtype", "squamous", True),
-        (r"(?:(?<=\s)|^|(?<=폐)|(?<=위)|(?<=대장))선암", "subtype", "adenocarcinoma", True),
-        (r"삼중\s*음성", "subtype", "triple-negative", True),
-        (r"상피내", "subtype", "in-situ", True),
-        (r"소엽", "subtype", "lobular", True),
-        (r"유관", "subtype", "ductal", True),
-        (r"비호지킨", "subtype", "non-hodgkin", True),
-        (r"호지킨", "subtype", "hodgkin", True),
-        (r"급성", "subtype", "acute", True),
-        (r"만성", "subtype", "chronic", True),
-        (r"골수성", "subtype", "myeloid", True),
-        (r"림프모구성", "subtype", "lymphoblastic", True),
-        (r"림프구성", "subtype", "lymphocytic", True),
-        (r"간세포", "subtype", "hepatocellular", True),
-        (r"담관", "subtype", "cholangio", True),
-        (r"기저세포", "subtype", "basal-cell", True),
-        (r"신경내분비", "subtype", "neuroendocrine", True),
-        (r"투명세포", "subtype", "clear-cell", True),
-        (r"유두(?:상|암)?", "subtype", "papillary", True),
-        (r"여포", "subtype", "follicular", True),
-        (r"역형성", "subtype", "anaplastic", True),
-        (r"수질", "subtype", "medullary", True),
-        (r"유전성|유전", "disease", "hereditary", True),
-        (r"제한\s*병?기", "disease", "limited-stage", True),
-        (r"확장\s*병?기", "disease", "extensive-stage", True),
-        (r"비침윤성", "disease", "non-invasive", True),
-        (r"침윤성", "disease", "invasive", True),
-        (r"국소\s*진행", "disease", "locally-advanced", True),
-        (r"진행성|진행된|진행암", "disease", "advanced", True),
-        (r"전이(?:성|된|되|가|암)?", "disease", "metastatic", True),
-        (r"재발(?:성|한|된|암)?", "disease", "recurrent", True),
-        (r"말기", "disease", "terminal", True),
-        (r"초기|조기", "disease", "early", True),
-        (r"(?:수술|절제)\s*(?:이\s*)?불가능", "disease", "unresectable", True),
-        (r"양성\s*종양", "disease", "benign", True),
-        (r"악성", "disease", "malignant", True),
-        (r"남성|남자|남편", "population", "male", True),
-        (r"여성|여자|(?<![가-힣])아내", "population", "female", True),
-        (r"소아|어린이|아이들?|아동|유아|영아", "population", "child", True),
-        (r"청소년", "population", "adolescent", True),
-        (r"젊은\s*(?:성인|사람|층)", "population", "young-adult", True),
-        (r"노인|고령자?|어르신|노년", "population", "elderly", True),
-        (r"성인|어른", "population", "adult", True),
-        (r"임신|임산부|임부", "population", "pregnant", True),
-        (r"수유", "population", "breastfeeding", True),
-        (r"폐경\s*후", "population", "postmenopausal", True),
-        (r"폐경\s*전", "population", "premenopausal", True),
-        (r"비흡연자", "population", "non-smoker", True),
-        (r"흡연자", "population", "smoker", True),
-        (r"(?:1|일)\s*차(?:\s*치료)?", "line", "first-line", True),
-        (r"(?:2|이)\s*차(?:\s*치료)?", "line", "second-line", True),
-        (r"(?:3|삼)\s*차(?:\s*치료)?", "line", "third-line", True),
-        (r"선행\s*보조|수술\s*전", "line", "neoadjuvant", True),
-        (r"보조|수술\s*후", "line", "adjuvant", True),
-        (r"유지", "line", "maintenance", True),
-        (r"완화", "line", "palliative", True),
-        (r"구제", "line", "salvage", True),
-        (r"조혈모세포\s*이식|골수\s*이식", "treatment", "stem-cell-transplant", True),
-        (r"간\s*이식", "treatment", "organ-transplant", True),
-        (r"면역\s*(?:항암)?\s*(?:치료|요법|제)?", "treatment", "immunotherapy", True),
-        (r"표적\s*(?:치료|항암제|요법)?", "treatment", "targeted-therapy", True),
-        (r"호르몬\s*(?:치료|요법)", "treatment", "hormone-therapy", True),
-        (r"방사선\s*(?:치료|요법)?", "treatment", "radiotherapy", True),
-        (r"(?:항암\s*)?화학\s*요법|항암\s*(?:치료|제|요법)?", "treatment", "chemotherapy", True),
-        (r"유방\s*(?:전\s*)?절제", "treatment", "mastectomy", True),
-        (r"유방\s*보존|부분\s*절제", "treatment", "lumpectomy", True),
-        (r"고주파\s*열?치료|고주파|소작", "treatment", "ablation", True),
-        (r"색전술", "treatment", "embolization", True),
-        # taking it out in everyday words (없앨 수 있나요, 떼어내다, 들어낸) is surgery too
-        (r"수술|절제|제거|없애|없앨|떼어\s*내|떼어\s*낼|떼어\s*낸|잘라\s*내|잘라\s*낼|잘라\s*낸|들어\s*내|들어\s*낸",
-         "treatment", "surgery", True),
-        (r"대장\s*내시경", "test", "colonoscopy", True),
-        (r"내시경", "test", "endoscopy", True),
-        (r"유방\s*촬영|맘모그램", "test", "mammography", True),
-        (r"CT|씨티", "test", "ct", True),
-        (r"MRI|자기\s*공명", "test", "mri", True),
-        (r"PET", "test", "pet", True),
-        (r"조직\s*검사", "test", "biopsy", True),
-        (r"복강경", "test", "laparoscopy", True),
-        (r"초음파", "test", "ultrasound", True),
-        (r"혈액\s*검사", "test", "blood-test", True),
-        (
-            r"타목시펜|레트로졸|아나스트로졸|아스피린|메트포르민|허셉틴|키트루다|옵디보|글리벡|타쎄바|이레사|타그리소",
-            "drug",
-            None,
-            True,
-        ),
-        (r"[가-힣]{2,}(?:맙|닙|플라틴|탁셀|루비신|시타빈|파립|시클립)", "drug", None, True),
-        (r"높이|높아|높은|증가|올리|늘리|상승|악화", "direction", "up", False),
-        (r"낮추|낮아|낮은|감소|줄이|줄어|저하|예방", "direction", "down", False),
-        (r"(?<=\s)전(?=[에의은는도]?(?:\s|$|[?.,]))", "timing", "before", False),
-        (r"(?<=\s)후(?=[에의은는도]?(?:\s|$|[?.,]))|이후", "timing", "after", False),
-        (r"(?<=\s)중(?=[에의은는도]?(?:\s|$|[?.,]))|동안", "timing", "during", False),
-        (r"(?<![가-힣])폐(?!경)", "site", "lung", False),
-        (r"(?<![가-힣])간(?=[으에이의\s암]|$)", "site", "liver", False),
-        (r"유방", "site", "breast", False),
-        (r"대장|결장", "site", "colon", False),
-        (r"직장", "site", "rectum", False),
-        (r"췌장", "site", "pancreas", False),
-        (r"전립선", "site", "prostate", False),
-        (r"갑상선", "site", "thyroid", False),
-        (r"자궁", "site", "uterus", False),
-        (r"난소", "site", "ovary", False),
-        (r"방광", "site", "bladder", False),
-        (r"신장|콩팥", "site", "kidney", False),
-        (r"피부", "site", "skin", False),
-        (r"식도", "site", "esophagus", False),
-        (r"골수", "site", "bone-marrow", False),
-        (r"뼈", "site", "bone", False),
-        (r"(?<![가-힣])뇌", "site", "brain", False),
-        (r"림프절", "site", "lymph-node", False),
-        (r"혈액", "site", "blood", False),
-        (r"부작용", "aspect", "side-effects", False),
-        (r"치료|완치|낫", "aspect", "treatment", False),
-        (r"증상|징후", "aspect", "symptoms", False),
-        (r"진단|검사", "aspect", "diagnosis", False),
-        (r"예후|생존", "aspect", "outlook", False),
-        (r"원인|위험|요인|왜\s*생기", "aspect", "cause", False),
-        (r"병기", "aspect", "stages", False),
-        (r"예방", "aspect", "prevention", False),
-        (r"검진", "aspect", "screening", False),
-        (r"임상\s*시험|연구", "aspect", "research", False),
-    ]
-)
-
-JA: list[Entry] = _cjk(
-    [
-        (r"非小細胞", "subtype", "non-small-cell", True),
-        (r"小細胞", "subtype", "small-cell", True),
-        (r"扁平上皮", "subtype", "squamous", True),
-        (r"(?<![立状乳])腺(?:癌|がん)", "subtype", "adenocarcinoma", True),
-        (r"トリプルネガティブ", "subtype", "triple-negative", True),
-        (r"上皮内", "subtype", "in-situ", True),
-        (r"小葉", "subtype", "lobular", True),
-        (r"乳管", "subtype", "ductal", True),
-        (r"非ホジキン", "subtype", "non-hodgkin", True),
-        (r"ホジキン", "subtype", "hodgkin", True),
-        (r"急性", "subtype", "acute", True),
-        (r"慢性", "subtype", "chronic", True),
-        (r"骨髄性", "subtype", "myeloid", True),
-        (r"リンパ芽球性", "subtype", "lymphoblastic", True),
-        (r"リンパ性", "subtype", "lymphocytic", True),
-        (r"肝細胞", "subtype", "hepatocellular", True),
-        (r"胆管", "subtype", "cholangio", True),
-        (r"基底細胞", "subtype", "basal-cell", True),
-        (r"神経内分泌", "subtype", "neuroendocrine", True),
-        (r"淡?明細胞", "subtype", "clear-cell", True),
-        (r"乳頭", "subtype", "papillary", True),
-        (r"濾胞", "subtype", "follicular", True),
-        (r"未分化", "subtype", "anaplastic", True),
-        (r"髄様", "subtype", "medullary", True),
-        (r"限局型", "disease", "limited-stage", True),
-        (r"進展型", "disease", "extensive-stage", True),
-        (r"非浸潤性?", "disease", "non-invasive", True),
-        (r"浸潤性?", "disease", "invasive", True),
-        (r"局所進行", "disease", "locally-advanced", True),
-        (r"進行(?:性|した|期)?", "disease", "advanced", True),
-        (r"転移(?:性|した|する|が)?", "disease", "metastatic", True),
-        (r"再発(?:した|する)?", "disease", "recurrent", True),
-        (r"末期", "disease", "terminal", True),
-        (r"早期|初期", "disease", "early", True),
-        (r"切除不能|手術不能|手術できない", "disease", "unresectable", True),
-        (r"良性", "disease", "benign", True),
-        (r"悪性", "disease", "malignant", True),
-        (r"遺伝性", "disease", "hereditary", True),
-        (r"小児|子ども|子供|こども|児童|乳児|幼児", "population", "child", True),
-        (r"AYA世代|若年成人", "population", "young-adult", True),
-        (r"思春期|青年", "population", "adolescent", True),
-        (r"高齢(?:者)?|お年寄り|老人", "population", "elderly", True),
-        (r"成人|大人", "population", "adult", True),
-        (r"男性|男", "population", "male", True),
-        (r"女性|女", "population", "female", True),
-        (r"妊娠(?:中)?|妊婦", "population", "pregnant", True),
-        (r"授乳(?:中)?", "population", "breastfeeding", True),
-        (r"閉経後", "population", "postmenopausal", True),
-        (r"閉経前", "population", "premenopausal", True),
-        (r"非喫煙者", "population", "non-smoker", True),
-        (r"喫煙者", "population", "smoker", True),
-        (r"一次治療|ファーストライン|1次治療|一次", "line", "first-line", True),
-        (r"二次治療|セカンドライン|2次治療|二次", "line", "second-line", True),
-        (r"三次治療|3次治療|三次", "line", "third-line", True),
-        (r"術前(?:補助)?", "line", "neoadjuvant", True),
-        (r"術後(?:補助)?|補助", "line", "adjuvant", True),
-        (r"維持", "line", "maintenance", True),
-        (r"緩和", "line", "palliative", True),
-        (r"救援|サルベージ", "line", "salvage", True),
-        (r"造血幹細胞移植|骨髄移植", "treatment", "stem-cell-transplant", True),
-        (r"肝移植", "treatment", "organ-transplant", True),
-        (r"免疫(?:チェックポイント阻害薬|チェックポイント阻害剤|療法|治療)?", "treatment", "immunotherapy", True),
-        (r"分子標的(?:薬|治療)?", "treatment", "targeted-therapy", True),
-        (r"ホルモン(?:療法|治療)", "treatment", "hormone-therapy", True),
-        (r"放射線(?:治療|療法)?", "treatment", "radiotherapy", True),
-        (r"化学療法|抗がん剤|抗癌剤|抗がん薬", "treatment", "chemotherapy", True),
-        (r"乳房切除|全摘", "treatment", "mastectomy", True),
-        (r"乳房温存", "treatment", "lumpectomy", True),
-        (r"ラジオ波|焼灼", "treatment", "ablation", True),
-        (r"塞栓", "treatment", "embolization", True),
-        (r"手術|切除|外科|取り除|取り去|切り取|摘出|取り出", "treatment", "surgery", True),
-        (r"大腸内視鏡", "test", "colonoscopy", True),
-        (r"内視鏡|胃カメラ", "test", "endoscopy", True),
-        (r"マンモグラフィ(?:ー)?", "test", "mammography", True),
-        (r"CT", "test", "ct", True),
-        (r"MRI", "test", "mri", True),
-        (r"PET", "test", "pet", True),
-        (r"生検|生体検査", "test", "biopsy", True),
-        (r"腹腔鏡", "test", "laparoscopy", True),
-        (r"超音波|エコー", "test", "ultrasound", True),
-        (r"血液検査", "test", "blood-test", True),
-        (
-            r"タモキシフェン|レトロゾール|アナストロゾール|アスピリン|メトホルミン|ハーセプチン|キイトルーダ|オプジーボ|グリベック|タグリッソ|イレッサ",
-            "drug",
-            None,
-            True,
-        ),
-        (r"[ァ-ヶー]{2,}(?:マブ|ニブ|プラチン|タキセル|ルビシン|シタビン|パリブ|シクリブ)", "drug", None, True),
-        (r"高め|高く|上げ|増や|増加|上昇|悪化", "direction", "up", False),
-        (r"下げ|減ら|低下|減少|低く|予防", "direction", "down", False),
-        (r"(?<![立])前(?!立)", "timing", "before", False),
-        (r"(?<![予])後", "timing", "after", False),
-        (r"中(?!心|国)|間に", "timing", "during", False),
-        (r"肺", "site", "lung", False),
-        (r"肝臓|肝", "site", "liver", False),
-        (r"骨髄", "site", "bone-marrow", False),
-        (r"骨(?!髄)", "site", "bone", False),
-        (r"脳", "site", "brain", False),
-        (r"リンパ節", "site", "lymph-node", False),
-        (r"大腸|結腸", "site", "colon", False),
-        (r"直腸", "site", "rectum", False),
-        (r"乳房|乳腺|乳(?=が)", "site", "breast", False),
-        (r"膵臓|膵", "site", "pancreas", False),
-        (r"前立腺", "site", "prostate", False),
-        (r"甲状腺", "site", "thyroid", False),
-        (r"子宮", "site", "uterus", False),
-        (r"卵巣", "site", "ovary", False),
-        (r"膀胱", "site", "bladder", False),
-        (r"腎臓|腎", "site", "kidney", False),
-        (r"皮膚", "site", "skin", False),
-        (r"食道", "site", "esophagus", False),
-        (r"胃", "site", "stomach", False),
-        (r"血液", "site", "blood", False),
-        (r"副作用", "aspect", "side-effects", False),
-        (r"治療|治り|治る|治せ", "aspect", "treatment", False),
-        (r"症状|兆候|徴候", "aspect", "symptoms", False),
-        (r"診断|検査", "aspect", "diagnosis", False),
-        (r"予後|生存|見通し", "aspect", "outlook", False),
-        (r"原因|リスク|危険因子|要因", "aspect", "cause", False),
-        (r"病期", "aspect", "stages", False),
-        (r"予防", "aspect", "prevention", False),
-        (r"検診", "aspect", "screening", False),
-        (r"臨床試験|研究", "aspect", "research", False),
-    ]
-)
-
-ZH: list[Entry] = _cjk(
-    [
-        (r"非小细胞", "subtype", "non-small-cell", True),
-        (r"小细胞", "subtype", "small-cell", True),
-        (r"鳞状细胞|鳞状|鳞(?=癌)", "subtype", "squamous", True),
-        (r"(?<![列状乳])腺(?=癌)", "subtype", "adenocarcinoma", True),
-        (r"三阴性", "subtype", "triple-negative", True),
-        (r"原位", "subtype", "in-situ", True),
-        (r"小叶", "subtype", "lobular", True),
-        (r"导管", "subtype", "ductal", True),
-        (r"非霍奇金", "subtype", "non-hodgkin", True),
-        (r"霍奇金", "subtype", "hodgkin", True),
-        (r"急性", "subtype", "acute", True),
-        (r"慢性", "subtype", "chronic", True),
-        (r"髓系|髓性", "subtype", "myeloid", True),
-        (r"淋巴母细胞", "subtype", "lymphoblastic", True),
-        (r"淋巴细胞", "subtype", "lymphocytic", True),
-        (r"肝细胞", "subtype", "hepatocellular", True),
-        (r"胆管", "subtype", "cholangio", True),
-        (r"基底细胞", "subtype", "basal-cell", True),
-        (r"神经内分泌", "subtype", "neuroendocrine", True),
-        (r"透明细胞", "subtype", "clear-cell", True),
-        (r"乳头状", "subtype", "papillary", True),
-        (r"滤泡", "subtype", "follicular", True),
-        (r"未分化", "subtype", "anaplastic", True),
-        (r"髓样", "subtype", "medullary", True),
-        (r"局限期|局限型", "disease", "limited-stage", True),
-        (r"广泛期|广泛型|扩散期", "disease", "extensive-stage", True),
-        (r"非浸润性?", "disease", "non-invasive", True),
-        (r"浸润性?", "disease", "invasive", True),
-        (r"局部晚期", "disease", "locally-advanced", True),
-        (r"晚期|进展期", "disease", "advanced", True),
-        (r"转移(?:性)?", "disease", "metastatic", True),
-        (r"复发(?:性)?", "disease", "recurrent", True),
-        (r"终末期", "disease", "terminal", True),
-        (r"早期|初期", "disease", "early", True),
-        (r"不可切除|无法切除|无法手术|不能手术", "disease", "unresectable", True),
-        (r"良性", "disease", "benign", True),
-        (r"恶性", "disease", "malignant", True),
-        (r"遗传性", "disease", "hereditary", True),
-        (r"儿童|小儿|孩子|小孩|婴儿|幼儿", "population", "child", True),
-        (r"青少年", "population", "adolescent", True),
-        (r"年轻人", "population", "young-adult", True),
-        (r"老年人?|老人|高龄", "population", "elderly", True),
-        (r"成年人|成人", "population", "adult", True),
-        (r"男性|男人|男子", "population", "male", True),
-        (r"女性|女人|妇女", "population", "female", True),
-        (r"孕妇|怀孕|妊娠", "population", "pregnant", True),
-        (r"哺乳(?:期)?", "population", "breastfeeding", True),
-        (r"绝经后", "population", "postmenopausal", True),
-        (r"绝经前", "population", "premenopausal", True),
-        (r"不吸烟者|非吸烟者", "population", "non-smoker", True),
-        (r"吸烟者", "population", "smoker", True),
-        (r"一线", "line", "first-line", True),
-        (r"二线", "line", "second-line", True),
-        (r"三线", "line", "third-line", True),
-        (r"新辅助|术前", "line", "neoadjuvant", True),
-        (r"辅助|术后", "line", "adjuvant", True),
-        (r"维持", "line", "maintenance", True),
-        (r"姑息", "line", "palliative", True),
-        (r"挽救", "line", "salvage", True),
-        (r"造血干细胞移植|骨髓移植", "treatment", "stem-cell-transplant", True),
-        (r"肝(?:脏)?移植|器官移植", "treatment", "organ-transplant", True),
-        (r"免疫(?:治疗|疗法|检查点抑制剂)", "treatment", "immunotherapy", True),
-        (r"靶向(?:治疗|药物|药)?", "treatment", "targeted-therapy", True),
-        (r"内分泌治疗|激素治疗|激素疗法", "treatment", "hormone-therapy", True),
-        (r"放疗|放射治疗|放射疗法", "treatment", "radiotherapy", True),
-        (r"化疗|化学治疗|化学疗法", "treatment", "chemotherapy", True),
-        (r"乳房切除", "treatment", "mastectomy", True),
-        (r"保乳", "treatment", "lumpectomy", True),
-        (r"射频消融|消融", "treatment", "ablation", True),
-        (r"栓塞", "treatment", "embolization", True),
-        (r"手术|切除|切掉|割掉|拿掉|去除|开刀", "treatment", "surgery", True),
-        (r"肠镜|结肠镜", "test", "colonoscopy", True),
-        (r"胃镜|内镜|内窥镜|内视镜", "test", "endoscopy", True),
-        (r"腹腔镜", "test", "laparoscopy", True),
-        (r"钼靶|乳腺X线", "test", "mammography", True),
-        (r"CT|电脑断层|断层扫描", "test", "ct", True),
-        (r"磁共振|核磁|MRI", "test", "mri", True),
-        (r"PET", "test", "pet", True),
-        (r"活检|活组织检查|穿刺|切片", "test", "biopsy", True),
-        (r"B超|超声|超音波", "test", "ultrasound", True),
-        (r"验血|血液检查", "test", "blood-test", True),
-        (r"他莫昔芬|来曲唑|阿那曲唑|阿司匹林|二甲双胍|赫赛汀|可瑞达|欧狄沃|格列卫|泰瑞沙|易瑞沙", "drug", None, True),
-        (r"[一-龥]{2,4}(?:单抗|替尼|铂|他赛|比星|他滨|帕利|西利)", "drug", None, True),
-        (r"增加|提高|升高|增高|加重", "direction", "up", False),
-        (r"降低|减少|下降|减低|预防", "direction", "down", False),
-        (r"之前|以前|前(?!列)", "timing", "before", False),
-        (r"之后|以后|(?<![预])后", "timing", "after", False),
-        (r"期间|过程中", "timing", "during", False),
-        (r"肺", "site", "lung", False),
-        (r"肝", "site", "liver", False),
-        (r"骨髓", "site", "bone-marrow", False),
-        (r"骨(?!髓)", "site", "bone", False),
-        (r"脑", "site", "brain", False),
-        (r"淋巴结", "site", "lymph-node", False),
-        (r"结直肠|结肠|大肠", "site", "colon", False),
-        (r"结直肠|直肠", "site", "rectum", False),
-        (r"乳腺|乳房", "site", "breast", False),
-        (r"胰腺|胰", "site", "pancreas", False),
-        (r"前列腺", "site", "prostate", False),
-        (r"甲状腺", "site", "thyroid", False),
-        (r"子宫", "site", "uterus", False),
-        (r"卵巢", "site", "ovary", False),
-        (r"膀胱", "site", "bladder", False),
-        (r"肾", "site", "kidney", False),
-        (r"皮肤", "site", "skin", False),
-        (r"食管|食道", "site", "esophagus", False),
-        (r"胃", "site", "stomach", False),
-        (r"血液", "site", "blood", False),
-        (r"副作用", "aspect", "side-effects", False),
-        (r"治疗|治好|治愈", "aspect", "treatment", False),
-        (r"症状|征兆", "aspect", "symptoms", False),
-        (r"诊断|检查", "aspect", "diagnosis", False),
-        (r"预后|生存", "aspect", "outlook", False),
-        (r"病因|原因|风险|危险因素|引起", "aspect", "cause", False),
-        (r"分期", "aspect", "stages", False),
-        (r"预防", "aspect", "prevention", False),
-        (r"筛查", "aspect", "screening", False),
-        (r"临床试验|研究", "aspect", "research", False),
-    ]
-)
+#: the tables in the order a language's entries are tried
+_TABLES = (SUBTYPES, BIOMARKERS, DISEASE_STATES, POPULATIONS, THERAPY_LINES, TREATMENTS, TESTS, DRUGS,
+           DIRECTIONS, TIMING, SITES, ASPECTS)
 
 
-def _organ_names(language: str) -> list[Entry]:
+def _organ_names(language: str) -> list[Word]:
     """The everyday and anatomical organ names of :mod:`criss_rag.lexicon.organs` as site entries."""
+    return [(pattern, "site", site, False) for site, names in ORGAN_NAMES.items()
+            for pattern in names.get(language, [])]
+
+
+def _families(language: str) -> list[Word]:
+    """:data:`~criss_rag.lexicon.cancer_kind_words.FAMILIES` as subtype entries (not blanked: the
+    cancer's name is read from the text too)."""
+    return [(names[language], "subtype", family, False) for family, names in FAMILIES.items()]
+
+
+def _entries(language: str) -> list[Entry]:
+    words = [word for table in _TABLES for word in table.get(language, [])]
     wrap = _en if language == "en" else _cjk
-    return wrap([(pattern, "site", site, False) for site, names in ORGAN_NAMES.items()
-                 for pattern in names.get(language, [])])
+    return wrap([*words, *_organ_names(language), *_families(language)])
 
 
-#: cancers named by the tissue they arise from rather than by an organ, as subtypes in every language
-#: ("hairy cell leukaemia" / 털세포 백혈병 / ヘアリーセル白血病 all name the leukaemia family)
-FAMILIES: dict[str, dict[str, str]] = {
-    "leukemia": {"en": r"leuka?emias?", "ko": r"백혈병", "ja": r"白血病", "zh": r"白血病"},
-    "lymphoma": {"en": r"lymphomas?", "ko": r"림프종", "ja": r"リンパ腫", "zh": r"淋巴瘤"},
-    "sarcoma": {"en": r"\w*sarcomas?", "ko": r"[가-힣]*육종", "ja": r"[\u4e00-\u9fff\u30a0-\u30ff]*肉腫",
-                "zh": r"[\u4e00-\u9fff]*肉瘤"},
-    "myeloma": {"en": r"myelomas?", "ko": r"골수종", "ja": r"骨髄腫", "zh": r"骨髓瘤"},
-    "melanoma": {"en": r"melanomas?", "ko": r"흑색종", "ja": r"黒色腫|メラノーマ", "zh": r"黑色素瘤"},
-    "mesothelioma": {"en": r"mesotheliomas?", "ko": r"중피종", "ja": r"中皮腫", "zh": r"间皮瘤"},
-    "glioma": {"en": r"gliomas?|glioblastomas?", "ko": r"신경교종|교모세포종", "ja": r"神経膠腫|膠芽腫|グリオーマ",
-               "zh": r"胶质瘤|胶质母细胞瘤"},
-}
-
-
-def _families(language: str) -> list[Entry]:
-    """:data:`FAMILIES` as subtype entries (not blanked: the cancer's name is read from the text too)."""
-    wrap = _en if language == "en" else _cjk
-    return wrap([(names[language], "subtype", family, False) for family, names in FAMILIES.items()])
-
-
-LEXICON: dict[str, list[Entry]] = {language: [*entries, *_organ_names(language), *_families(language)]
-                                   for language, entries in (("en", EN), ("ko", KO), ("ja", JA), ("zh", ZH))}
+LEXICON: dict[str, list[Entry]] = {language: _entries(language) for language in ("en", "ko", "ja", "zh")}
 
 NEGATION: dict[str, re.Pattern] = {
     "en": re.compile(

@@ -1,0 +1,120 @@
+"""What is asked and how an effect goes, in the facet word lists (:mod:`criss_rag.lexicon.facet_words`):
+the direction of an effect (raises / lowers), its timing (before / after / during) and the aspect of
+the cancer a question asks about (treatment, symptoms, outlook, causes, ...), per language.
+
+These words are kept (not blanked), so the words read after them still see them: "lower than" is a
+direction and also gives a comparison, "prevent" is a direction down and the prevention aspect.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from criss_rag.lexicon.facet_entries import Word
+
+#: the direction of an effect (kept: "lower than" also gives a comparison)
+DIRECTIONS: dict[str, list[Word]] = {
+    "en": [
+        (r"rais\w*|increas\w*|higher|boost\w*|elevat\w*|worsen\w*", "direction", "up", False),
+        (
+            r"lower\w*|reduc\w*|decreas\w*|cut(?:s|ting)?\s+(?:down|the)|prevent\w*|less\s+likely",
+            "direction",
+            "down",
+            False,
+        ),
+    ],
+    "ko": [
+        (r"높이|높아|높은|증가|올리|늘리|상승|악화", "direction", "up", False),
+        (r"낮추|낮아|낮은|감소|줄이|줄어|저하|예방", "direction", "down", False),
+    ],
+    "ja": [
+        (r"高め|高く|上げ|増や|増加|上昇|悪化", "direction", "up", False),
+        (r"下げ|減ら|低下|減少|低く|予防", "direction", "down", False),
+    ],
+    "zh": [
+        (r"增加|提高|升高|增高|加重", "direction", "up", False),
+        (r"降低|减少|下降|减低|预防", "direction", "down", False),
+    ],
+}
+
+#: when, relative to something else (kept)
+TIMING: dict[str, list[Word]] = {
+    "en": [
+        (r"before|prior\s+to|ahead\s+of", "timing", "before", False),
+        (r"after|following|afterwards", "timing", "after", False),
+        (r"during|while\s+on|while\s+having", "timing", "during", False),
+    ],
+    "ko": [
+        (r"(?<=\s)전(?=[에의은는도]?(?:\s|$|[?.,]))", "timing", "before", False),
+        (r"(?<=\s)후(?=[에의은는도]?(?:\s|$|[?.,]))|이후", "timing", "after", False),
+        (r"(?<=\s)중(?=[에의은는도]?(?:\s|$|[?.,]))|동안", "timing", "during", False),
+    ],
+    "ja": [
+        (r"(?<![立])前(?!立)", "timing", "before", False),
+        (r"(?<![予])後", "timing", "after", False),
+        (r"中(?!心|国)|間に", "timing", "during", False),
+    ],
+    "zh": [
+        (r"之前|以前|前(?!列)", "timing", "before", False),
+        (r"之后|以后|(?<![预])后", "timing", "after", False),
+        (r"期间|过程中", "timing", "during", False),
+    ],
+}
+
+#: what is asked about the cancer (kept)
+ASPECTS: dict[str, list[Word]] = {
+    "en": [
+        (r"side[\s-]+effects?|adverse\s+effects?|toxicit\w*", "aspect", "side-effects", False),
+        (
+            r"treat\w*|therap\w*|manag\w*|cur(?:e|es|ed|able)|options?|drugs?|medicines?|medications?",
+            "aspect",
+            "treatment",
+            False,
+        ),
+        (r"symptoms?|signs?|warning", "aspect", "symptoms", False),
+        (r"diagnos\w*|detect\w*|find|found|identif\w*|tests?", "aspect", "diagnosis", False),
+        (r"outlook|prognos\w*|survival|surviv\w*|life\s+expectancy|chances?", "aspect", "outlook", False),
+        (r"caus\w*|risks?|factors?", "aspect", "cause", False),
+        (r"stages?|staging", "aspect", "stages", False),
+        (r"prevent\w*", "aspect", "prevention", False),
+        (r"screen\w*", "aspect", "screening", False),
+        (r"research|clinical\s+trials?|trials?|studies", "aspect", "research", False),
+    ],
+    "ko": [
+        (r"부작용", "aspect", "side-effects", False),
+        (r"치료|완치|낫", "aspect", "treatment", False),
+        (r"증상|징후", "aspect", "symptoms", False),
+        (r"진단|검사", "aspect", "diagnosis", False),
+        (r"예후|생존", "aspect", "outlook", False),
+        (r"원인|위험|요인|왜\s*생기", "aspect", "cause", False),
+        (r"병기", "aspect", "stages", False),
+        (r"예방", "aspect", "prevention", False),
+        (r"검진", "aspect", "screening", False),
+        (r"임상\s*시험|연구", "aspect", "research", False),
+    ],
+    "ja": [
+        (r"副作用", "aspect", "side-effects", False),
+        (r"治療|治り|治る|治せ", "aspect", "treatment", False),
+        (r"症状|兆候|徴候", "aspect", "symptoms", False),
+        (r"診断|検査", "aspect", "diagnosis", False),
+        (r"予後|生存|見通し", "aspect", "outlook", False),
+        (r"原因|リスク|危険因子|要因", "aspect", "cause", False),
+        (r"病期", "aspect", "stages", False),
+        (r"予防", "aspect", "prevention", False),
+        (r"検診", "aspect", "screening", False),
+        (r"臨床試験|研究", "aspect", "research", False),
+    ],
+    "zh": [
+        (r"副作用", "aspect", "side-effects", False),
+        (r"治疗|治好|治愈", "aspect", "treatment", False),
+        (r"症状|征兆", "aspect", "symptoms", False),
+        (r"诊断|检查", "aspect", "diagnosis", False),
+        (r"预后|生存", "aspect", "outlook", False),
+        (r"病因|原因|风险|危险因素|引起", "aspect", "cause", False),
+        (r"分期", "aspect", "stages", False),
+        (r"预防", "aspect", "prevention", False),
+        (r"筛查", "aspect", "screening", False),
+        (r"临床试验|研究", "aspect", "research", False),
+    ],
+}
