@@ -22,7 +22,9 @@ plugins read from questions and sentences in English, Korean, Japanese and Chine
   is folded to Simplified by :func:`criss_rag.language.chinese_script.simplified_chars` (OpenCC's character table).
 - :mod:`criss_rag.lexicon.equivalence`: :func:`~criss_rag.lexicon.equivalence.compare` decides
   whether two questions ask the same thing, every content word of each matched in the other
-  (the semantic cache's decision); :mod:`criss_rag.lexicon.synonyms` and
+  (the semantic cache's decision), reading each script with :mod:`~criss_rag.lexicon.latin_units`,
+  :mod:`~criss_rag.lexicon.korean_units` and :mod:`~criss_rag.lexicon.japanese_chinese_units`
+  (shared pieces: :mod:`~criss_rag.lexicon.content_unit`); :mod:`criss_rag.lexicon.synonyms` and
   :mod:`criss_rag.lexicon.function_words` are its word lists.
 
 Plugins import these (they are part of the plugin surface) instead of keeping copies.

@@ -8,7 +8,7 @@ merely related ("spread" / "metastatic", "genetic" / "hereditary", "rare" / "unc
 grouped: :mod:`criss_rag.lexicon.equivalence` then finds them unmatched, and the cache misses.
 A missing synonym costs a cache hit, never a wrong answer.
 
-English single words are compared after :func:`~criss_rag.lexicon.equivalence.english_stem`, so
+English single words are compared after :func:`~criss_rag.lexicon.latin_units.english_stem`, so
 one inflected form per word is enough; phrases are matched as written (lower case). Korean entries
 are whole words after particles and endings are cut; Japanese and Chinese entries are matched
 inside the text, longest first.
