@@ -592,15 +592,18 @@ def test_filter_returns_filter_outcome_directly():
     assert outcome.removed == {"does_not_name_cancer_type": 1, "beyond_top_k": 1} and outcome.applied
 
 
-def test_remembered_word_forms_are_the_computed_ones_and_bounded(monkeypatch):
+def test_remembered_word_forms_are_the_computed_ones_and_bounded():
     """normalise_word remembers the forms it computed (the built-in lexicon repeats a few thousand
     words 100k times), up to a bound; a remembered form is the one it would compute."""
     from criss_rag_domain import matching
 
-    monkeypatch.setattr(matching, "_NORMAL_WORDS", {})
-    monkeypatch.setattr(matching, "_NORMAL_WORDS_KEPT", 3)
+    normalise_word = matching.normalise_word
+    assert normalise_word.cache_info().maxsize == 100_000  # the bound: at most this many words kept
+    normalise_word.cache_clear()
     words = ["Lymphomas", "Hodgkin's", "glass", "virus", "CANCERS", "tumours"]
-    first = [matching.normalise_word(w) for w in words]
+    first = [normalise_word(w) for w in words]
     assert first == ["lymphoma", "hodgkin", "glass", "virus", "cancer", "tumour"]
-    assert [matching.normalise_word(w) for w in words] == first
-    assert len(matching._NORMAL_WORDS) == 3
+    assert normalise_word.cache_info()[:2] == (0, len(words))  # (hits, misses): each computed once
+    assert [normalise_word(w) for w in words] == first
+    info = normalise_word.cache_info()
+    assert (info.hits, info.misses, info.currsize) == (len(words), len(words), len(words))

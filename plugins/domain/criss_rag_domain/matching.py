@@ -27,6 +27,7 @@ cancer" is one mention, not also "small cell lung cancer"; 비소세포폐암 is
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -47,23 +48,14 @@ def normalise_text(text: str) -> str:
     return unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
 
 
+#: how many words' normal forms :func:`normalise_word` remembers (a lexicon's phrases repeat a few
+#: thousand words tens of thousands of times)
+_NORMAL_WORDS_KEPT = 100_000
+
+
+@functools.lru_cache(maxsize=_NORMAL_WORDS_KEPT)
 def normalise_word(word: str) -> str:
     """Case-folded, possessive and plural ``s`` removed: the form Latin words are compared in."""
-    normal = _NORMAL_WORDS.get(word)
-    if normal is None:
-        normal = _normalise_word(word)
-        if len(_NORMAL_WORDS) < _NORMAL_WORDS_KEPT:
-            _NORMAL_WORDS[word] = normal
-    return normal
-
-
-#: words already normalised (a lexicon's phrases repeat a few thousand words tens of thousands of
-#: times), up to this many
-_NORMAL_WORDS_KEPT = 100_000
-_NORMAL_WORDS: dict[str, str] = {}
-
-
-def _normalise_word(word: str) -> str:
     word = word.casefold().removesuffix("'s")
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-1]
