@@ -12,6 +12,8 @@ when, where, can, more and the like: :mod:`criss_rag.lexicon.stopwords`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 #: English: articles, be/do/have, pronouns, the frame question words, plain prepositions. Not:
 #: relational words that bind the next word (than, from, to, versus), timing words (before, after).
 EN = frozenset("""
@@ -57,10 +59,17 @@ FRAMES = {
     ),
 }
 
+def longest_first(words: Iterable[str]) -> tuple[str, ...]:
+    """``words`` once each, longest first and alphabetically within a length: the same order in
+    every run (a set's order changes with the interpreter's hash seed, and which of two endings of
+    one length is cut first decides a word's key)."""
+    return tuple(sorted(set(words), key=lambda w: (-len(w), w)))
+
+
 #: Korean particles and endings cut from the end of a word (longest first, repeatedly). A leading
 #: ``ㅂ``/``ㄴ``/``ㄹ`` means the ending starts in the final consonant of the syllable before it
 #: (입니까 = 이 + ㅂ니까).
-KO_ENDINGS = tuple(sorted(set("""
+KO_ENDINGS = longest_first("""
 은 는 이 가 을 를 의 에 에서 에게 께 께서 한테 으로 로 와 과 랑 이랑 도 만 까지 부터 처럼 이나 나 란 이란 이라 라
 에는 에서는 으로는 로는 에도 으로도 로도 와는 과는 이라도 라도 인지 지
 요 죠 나요 까요 가요 ㄴ가요 ㄹ까요 ㅂ니까 ㅂ니다 습니까 습니다 니까 세요 으세요 ㄴ지 는지 은지 ㄹ지
@@ -69,7 +78,7 @@ KO_ENDINGS = tuple(sorted(set("""
 되나요 됩니까 됩니다 되는 되며 되면 되고 되는지 되어 돼 돼요 된 될
 있나요 있습니까 있어요 있는 있을까요 있는지 있을 있다
 이다 하다 되다 이며 며 고 면 으면 는가 ㄴ가 ㄹ까 하 되 하지 되지 하기 되기 시키 시키나요 시킵니까
-""".split()), key=len, reverse=True))
+""".split())
 
 #: Korean words that are all frame (question words of the frame, light verbs, pronouns).
 KO = frozenset(

@@ -16,7 +16,7 @@ _HIRAGANA = "\u3040-\u309f"
 _JA_RUN = re.compile(
     f"{MARK}[^{MARK}]+{MARK}|[{_HIRAGANA}]+|[{HAN}\u30a0-\u30ffー]+|[^{_HIRAGANA}{HAN}\u30a0-\u30ffー{MARK}]+"
 )
-_JA_ITEMS = sorted(set(fw.JA) | set(fw.JA_NEGATIONS) | set(fw.JA_OKURIGANA) | {"より"}, key=len, reverse=True)
+_JA_ITEMS = fw.longest_first([*fw.JA, *fw.JA_NEGATIONS, *fw.JA_OKURIGANA, "より"])
 
 
 def _segment_hiragana(run: str, after_kanji: bool) -> list[tuple[str, str]]:
@@ -78,7 +78,7 @@ def japanese_units(text: str) -> list[Unit]:
     return units
 
 
-_ZH_FUNCTION = sorted(fw.ZH, key=len, reverse=True)
+_ZH_FUNCTION = fw.longest_first(fw.ZH)
 _ZH_RUN = re.compile(f"{MARK}[^{MARK}]+{MARK}|[{HAN}]+|[^{HAN}{MARK}]+")
 
 
