@@ -43,6 +43,7 @@ from criss_rag.answering.sentence_check import basic_terms
 from criss_rag.language.chinese_script import simplified_chars
 from criss_rag.language.text import HAN, HANGUL, detect_language, split_sentences
 from criss_rag.lexicon.facets import Facets, extract, named_spans
+from criss_rag.lexicon.organs import EUPHEMISM
 from criss_rag.types import Context, Evidence, RelevanceVerdict, SentenceSupport
 
 Language = Literal["en", "ko", "ja", "zh"]
@@ -165,10 +166,15 @@ class RelevanceCheck:
         if detect_language(question) == "zh":  # no word boundaries: each term is a word
             return _chinese_words([[t for t in analyze(clause) if t not in ignored]
                                    for clause in _CLAUSE_BREAK.split(question) if clause.strip()])
-        # a Korean word is read in its sentence too: 수도 of 잘라 낼 수도 is 수 (may), not the capital
+        # a Korean word is read in its sentence too: 수도 of 잘라 낼 수도 is 수 (may), not the capital;
+        # the name of the cancer asked about is kept when the word alone reads otherwise (방광암일 alone
+        # is 방광 + 암 + 일, in its sentence 방광암): the question's subject is never lost
         in_context = set(analyze(question)) if detect_language(question) == "ko" else None
+        cancers = extract(question).cancer if in_context is not None else ()
         for word in _WORD.findall(question):
             terms = {t for t in analyze(word) if t not in ignored and (in_context is None or t in in_context)}
+            if in_context is not None and not terms:
+                terms = {t for t in in_context if t in word and t not in ignored and t in cancers}
             if terms and word.lower() not in ignored:
                 words.setdefault(word, set()).update(terms)
         return list(words.items())
@@ -195,9 +201,13 @@ class RelevanceCheck:
 
     def before(self, question: str, context: Context) -> RelevanceVerdict:
         """Can the numbered evidence cover the question? (titles + the best few sentences)"""
+        texts = [f"{self._meta_text(e)}\n{e.text}" for e in context.evidence]
+        verdict = self._before(question, context, texts)
+        return _same_subject(question, texts, [self._meta_text(e) for e in context.evidence], verdict)
+
+    def _before(self, question: str, context: Context, texts: list[str]) -> RelevanceVerdict:
         if self.across_languages(question, context):
-            return self._concept_verdict(question, [f"{self._meta_text(e)}\n{e.text}" for e in context.evidence],
-                                         "evidence")
+            return self._concept_verdict(question, texts, "evidence")
         analyze = self._terms_for(question)
         words = self.question_words(question)
         wanted = set().union(*(terms for _, terms in words))
@@ -211,16 +221,22 @@ class RelevanceCheck:
                 break
             covered |= sentences[gains.index(max(gains))]
         concepts = word_concepts(question, words)
-        named = self._named(words, covered, [f"{self._meta_text(e)}\n{e.text}" for e in context.evidence], concepts)
-        return self._verdict(question, words, covered, "evidence", named, concepts)
+        named = self._named(words, covered, texts, concepts)
+        about = set().union(*(self._about(e) for e in context.evidence))
+        return self._verdict(question, words, covered, "evidence", named, concepts, about)
 
     def after(self, question: str, sentences: Sequence[SentenceSupport], context: Context) -> RelevanceVerdict:
         """Does the shown answer cover the question? (said by a sentence and in its evidence, or in a
         cited passage's title/section)"""
         shown = [(s, [e for n in _numbers(s) if (e := context.by_number(n)) is not None])
                  for s in sentences if s.supported]
+        texts = [text for s, cited in shown if cited for text in (s.text, *map(self._meta_text, cited))]
+        verdict = self._after(question, shown, context, texts)
+        return _same_subject(question, texts, [self._meta_text(e) for _, cited in shown for e in cited], verdict)
+
+    def _after(self, question: str, shown: list[tuple[SentenceSupport, list[Evidence]]], context: Context,
+               texts: list[str]) -> RelevanceVerdict:
         if self.across_languages(question, context):
-            texts = [text for s, cited in shown if cited for text in (s.text, *map(self._meta_text, cited))]
             return self._concept_verdict(question, texts, "answer")
         analyze = self._terms_for(question)
         words = self.question_words(question)
@@ -231,9 +247,9 @@ class RelevanceCheck:
                 meta = self._meta_terms(evidence, analyze)
                 covered |= meta | (said & (set(analyze(evidence.text)) | meta))
         concepts = word_concepts(question, words)
-        named = self._named(words, covered, [text for s, cited in shown if cited
-                                             for text in (s.text, *map(self._meta_text, cited))], concepts)
-        return self._verdict(question, words, covered, "answer", named, concepts)
+        named = self._named(words, covered, texts, concepts)
+        about = set().union(*(self._about(e) for _, cited in shown for e in cited))
+        return self._verdict(question, words, covered, "answer", named, concepts, about)
 
     def _named(self, words: list[tuple[str, set[str]]], covered: set[str], texts: list[str],
                concepts: dict[str, set[str]]) -> set[str]:
@@ -246,11 +262,16 @@ class RelevanceCheck:
             named |= _concepts(extract(text))
         return named
 
+    def _about(self, evidence: Evidence) -> set[str]:
+        """What a passage is about: the sites and subtypes its title and section name, or, for a passage
+        without either, those its text names."""
+        return subjects(self._meta_text(evidence).strip() or evidence.text)
+
     def _meta_text(self, evidence: Evidence) -> str:
         return " ".join(str(evidence.hit.metadata.get(f) or "") for f in _META_FIELDS)
 
     def _verdict(self, question: str, words: list[tuple[str, set[str]]], covered: set[str],
-                 checked: str, named: set[str], concepts: dict[str, set[str]]) -> RelevanceVerdict:
+                 checked: str, named: set[str], concepts: dict[str, set[str]], about: set[str]) -> RelevanceVerdict:
         # a word is covered by its terms, or by a concept of the shared lexicon it names that the
         # evidence names too, in any words or language (허파/폐 aside: 第三期 by "stage III", 钼靶 by
         # "mammography", 可切除 by "surgery")
@@ -260,6 +281,15 @@ class RelevanceCheck:
         hit = [w for w, terms in words if is_covered(w, terms)]
         missing = [w for w, terms in words if not is_covered(w, terms)]
         focus = self._focus(question, words)
+        asked = cancer_subjects(question)
+        if asked and "metastatic" in extract(question).disease:
+            asked |= subjects(question)  # where it spread (대장암이 간으로 번진) is asked about too
+        if asked and not asked & about:
+            # the words of the cancer's name may be said (the mouth of "mouth sores"); the evidence is
+            # about another cancer
+            subject = [w for w in hit if w not in focus]
+            hit = [w for w in hit if w in focus]
+            missing = [*missing, *subject] if subject else [*missing, *extract(question).cancer]
         return self._decide(question, hit, missing, focus, checked)
 
     def _decide(self, question: str, hit: list[str], missing: list[str], focus: list[str],
@@ -303,6 +333,55 @@ class RelevanceCheck:
             # a cancer named that the lexicon cannot place cannot be shown to be the evidence's cancer
             verdict.relevant, verdict.missing = False, [*verdict.missing, *unplaced]
         return verdict
+
+
+def _same_subject(question: str, texts: list[str], titles: list[str], verdict: RelevanceVerdict) -> RelevanceVerdict:
+    """Two subjects the words of a passage can share without being about them:
+
+    - an animal (a pet's tumour, 고양이, 犬, 宠物): relevant only to evidence that speaks of animals;
+      evidence on people does not answer for another species;
+    - an inflammatory disease named by its form (hepatitis, 위염, 膵炎, 胃炎) in a question that names
+      no cancer and no cancer treatment: relevant only to evidence whose title or section names it;
+      a cancer page that lists it among risk factors does not say how it is treated.
+    """
+    language = detect_language(question)
+    missing: list[str] = []
+    if _ANIMAL in extract(question).population and not any(_ANIMAL in extract(t).population for t in texts):
+        missing += [question[s:e] for s, e, c in named_spans(question, language) if c == f"population:{_ANIMAL}"] \
+            or [_ANIMAL]
+    facets = extract(question)
+    if not facets.cancer and not facets.treatment and not re.search(EUPHEMISM, question):
+        titles_text = simplified_chars(" ".join(titles)).lower()
+        missing += [d for d in inflammations(question) if _core(d) not in titles_text]
+    if not missing:
+        return verdict
+    return verdict.model_copy(update={"relevant": False,
+                                      "missing": [*verdict.missing, *(m for m in missing if m not in verdict.missing)]})
+
+
+def inflammations(text: str) -> list[str]:
+    """The inflammatory diseases ``text`` names by the form of their name: an English word in -itis,
+    a Korean noun in -염/-렴 (위염, 폐렴; not 감염, 오염, 전염: infection, pollution, contagion), a
+    Han word in -炎 (肝炎, 膵炎; not 炎症, inflammation itself)."""
+    return [m.group(0) for m in _INFLAMMATION.finditer(text)
+            if m.group(0) not in _NOT_INFLAMMATION]
+
+
+def _core(disease: str) -> str:
+    """What a title must contain to be about ``disease``: the English word, or the organ and the
+    inflammation of a CJK name (간염 of B형간염, 肝炎 of C型肝炎)."""
+    disease = simplified_chars(disease).lower()
+    return disease if disease.isascii() else disease[-2:]
+
+
+# a Korean noun ends the word or takes a particle (위염이랑; 염분 is salt)
+_INFLAMMATION = re.compile(r"\b[a-z]{3,}itis\b"
+                           r"|[가-힣]{1,5}[염렴](?=$|[^가-힣]|[이은는을를에으과와랑도만의인])|[一-龥]{1,5}炎(?!症)",
+                           re.IGNORECASE)
+_NOT_INFLAMMATION = {"감염", "오염", "전염"}
+
+
+_ANIMAL = "animal"
 
 
 def _terms_covered(terms: set[str], covered: set[str]) -> bool:
@@ -386,6 +465,23 @@ def _names_cancer(word: str, cancers: list[str]) -> bool:
     if word.isascii():
         return any(word in cancer.split() for cancer in cancers)
     return any(word in cancer or cancer in word for cancer in cancers)
+
+
+def cancer_subjects(question: str) -> set[str]:
+    """The sites and subtypes of the cancers a question names ("mouth cancer", 방광암, 白血病): what it
+    asks about, which the evidence must be about. A cancer named in general words (암, 癌, "a tumour
+    in the organ behind the stomach") places none here: the organ a question describes it by is not
+    the one it asks about."""
+    return set().union(*(subjects(name) for name in extract(question).cancer))
+
+
+def subjects(text: str) -> set[str]:
+    """The sites and subtypes ``text`` names, the rectum read as the large bowel it is part of (a
+    rectal cancer question is answered by pages on colorectal cancer)."""
+    return {_LARGE_BOWEL.get(c, c) for c in _concepts(extract(text)) if c.startswith(_SUBJECT)}
+
+
+_LARGE_BOWEL = {"site:rectum": "site:colon"}
 
 
 #: lexicon facets that name what a question is about (the cancer's site and subtype) rather than its point

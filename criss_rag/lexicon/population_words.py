@@ -38,6 +38,8 @@ POPULATIONS: dict[str, list[Word]] = {
         (r"pre[\s-]*menopausal|before\s+menopause", "population", "premenopausal", True),
         (r"non[\s-]*smokers?|never[\s-]+smokers?", "population", "non-smoker", True),
         (r"smokers?", "population", "smoker", True),
+        (r"pets?(?![\s/-]*(?:scans?|ct|imaging))|cats?|kittens?|dogs?|pupp(?:y|ies)|canine|feline|veterinar\w*|vets?",
+         "population", "animal", True),
     ],
     "ko": [
         (r"남성|남자|남편", "population", "male", True),
@@ -53,6 +55,8 @@ POPULATIONS: dict[str, list[Word]] = {
         (r"폐경\s*전", "population", "premenopausal", True),
         (r"비흡연자", "population", "non-smoker", True),
         (r"흡연자", "population", "smoker", True),
+        (r"반려\s*(?:동물|견|묘)|애완\s*(?:동물|견|묘)?|강아지|고양이|수의사|동물\s*병원",
+         "population", "animal", True),
     ],
     "ja": [
         (r"小児|子ども|子供|こども|児童|乳児|幼児", "population", "child", True),
@@ -68,6 +72,7 @@ POPULATIONS: dict[str, list[Word]] = {
         (r"閉経前", "population", "premenopausal", True),
         (r"非喫煙者", "population", "non-smoker", True),
         (r"喫煙者", "population", "smoker", True),
+        (r"ペット|愛犬|愛猫|飼い(?:犬|猫)|子犬|子猫|犬|猫|獣医|動物病院", "population", "animal", True),
     ],
     "zh": [
         (r"儿童|小儿|孩子|小孩|婴儿|幼儿", "population", "child", True),
@@ -83,5 +88,6 @@ POPULATIONS: dict[str, list[Word]] = {
         (r"绝经前", "population", "premenopausal", True),
         (r"不吸烟者|非吸烟者", "population", "non-smoker", True),
         (r"吸烟者", "population", "smoker", True),
+        (r"宠物|狗狗?|小猫|猫咪?|犬|兽医|动物医院", "population", "animal", True),
     ],
 }

@@ -1,0 +1,121 @@
+"""What a question is about must be what its evidence is about (criss_rag.answering.relevance):
+the cancer it names, where that cancer spread, the species, and an inflammatory disease asked
+about for itself. Each of these shares words with cancer pages that are about something else."""
+
+from __future__ import annotations
+
+import pytest
+from llama_index.core.schema import NodeWithScore
+
+from criss_rag.answering.relevance import RelevanceCheck, RelevancePolicy, cancer_subjects, inflammations
+from criss_rag.plugins import PluginHost
+from criss_rag.testing import fake_plugin, pipeline_from_yaml
+from criss_rag.types import Context, Evidence, Hit, text_node
+
+MINIMAL_YAML = """\
+name: relevance-subject
+loader: {name: fake-loader}
+chunker: {name: fake-chunker}
+retrievers: [{name: fake-keyword}]
+context: {name: fake-all}
+generator: {name: fake-echo}
+"""
+
+
+def pages(*pages: tuple[str, str]) -> Context:
+    """``(title, text)`` pages as numbered evidence."""
+    return Context(tuple(Evidence(n, Hit(NodeWithScore(node=text_node(f"d{n}", text, title=title), score=1.0)), text)
+                         for n, (title, text) in enumerate(pages, 1)), "")
+
+
+@pytest.fixture(scope="module")
+def check(tmp_path_factory) -> RelevanceCheck:
+    """The default pipeline's relevance check: Korean read by kiwi, Chinese by jieba."""
+    pipe = pipeline_from_yaml(MINIMAL_YAML, tmp_path_factory.mktemp("subject"),
+                              PluginHost(strict=True, extra_plugins={"fake": fake_plugin}))
+    analyzer = pipe.analyzer({"name": "auto", "analyzers": {"ko": "kiwi", "zh": "jieba"}}, requested_by="test")
+    return RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None), analyzer.analyze, analyzer.analyzer_for)
+
+
+STOMACH = ("Stomach cancer: symptoms", "Stomach cancer can cause pain, and chemotherapy for it can cause mouth sores "
+                                       "and ulcers that take weeks to heal.")
+
+
+def test_the_cancer_asked_about_must_be_the_evidence_s_cancer_not_a_word_of_its_name(check):
+    mouth = check.before("Ulcer on my tongue that has not healed for weeks: could it be mouth cancer?", pages(STOMACH))
+    assert not mouth.relevant and "mouth" in mouth.missing, mouth  # "mouth" is said (mouth sores), not mouth cancer
+    stomach = check.before("Can stomach cancer cause mouth sores and ulcers?", pages(STOMACH))
+    assert stomach.relevant, stomach
+
+
+def test_a_korean_cancer_name_with_an_ending_stays_the_question_s_subject(check):
+    """방광암일 alone reads 방광 + 암 + 일, in its sentence 방광암: the word used to be dropped, and a
+    bladder question was answered from colorectal pages that speak of blood."""
+    colon = pages(("대장암 - 증상", "변에 피가 섞여 나오는 것은 대장암의 흔한 증상입니다."))
+    bladder = check.before("소변에 피가 섞여 나오는데 방광암일 수도 있나요?", colon)
+    assert not bladder.relevant and "방광암일" in bladder.missing, bladder
+    colorectal = check.before("변에 피가 섞여 나오는데 대장암일 수도 있나요?", colon)
+    assert colorectal.relevant, colorectal
+
+
+def test_where_the_cancer_spread_is_asked_about_too(check):
+    liver = pages(("肝癌：概述", "肝上长的癌是原发性肝癌；"
+                                 "肠癌等其他器官的癌症转移到肝上的，是继发性肝癌，不是一回事。"))
+    spread = check.before("肠癌转移到肝上的，和肝上长的癌是一回事吗？", liver)
+    assert spread.relevant, spread  # colon cancer that spread to the liver: the liver page answers
+    assert cancer_subjects("大肠癌有什么症状？") == {"site:colon"}
+    colon_only = check.before("大肠癌有什么症状？", liver)
+    assert not colon_only.relevant, colon_only
+
+
+def test_traditional_and_simplified_names_place_the_same_cancer():
+    assert cancer_subjects("會是胰臟癌嗎？") == cancer_subjects("会是胰脏癌吗？") == {"site:pancreas"}
+    assert cancer_subjects("乳癌的症狀有哪些？") == cancer_subjects("乳腺癌有什么症状？") == {"site:breast"}
+
+
+def test_the_rectum_is_part_of_the_large_bowel_a_colorectal_page_covers(check):
+    colorectal = pages(("대장암 - 치료", "항문에 가까운 직장암은 수술 후에 장루(인공항문)가 필요할 수 있습니다."))
+    rectal = check.before("직장암 수술 후에 인공항문이 필요한가요?", colorectal)
+    assert rectal.relevant, rectal
+
+
+@pytest.mark.parametrize("question", [
+    "My dog was diagnosed with liver cancer. What treatment can she get?",
+    "우리집 고양이가 간에 종양이 있대요. 사람처럼 수술해 줄 수 있나요?",
+    "うちの猫が肝臓がんと言われました。手術はできますか？",
+    "我家的貓被驗出肝腫瘤，可以像人一樣做手術嗎？",
+])
+def test_a_question_about_an_animal_needs_evidence_about_animals(check, question):
+    liver = pages(("Liver cancer: treatment", "Surgery to remove part of the liver treats early liver cancer."),
+                  ("간암 - 치료", "간암의 치료는 수술로 종양을 제거하는 것입니다."),
+                  ("肝臓がん：治療", "肝臓がんの手術では、がんのある部分の肝臓を切除します。"),
+                  ("肝癌：治療", "早期肝癌可以通過手術切除腫瘤。"))
+    verdict = check.before(question, liver)
+    assert not verdict.relevant, verdict
+    vet = pages(("Liver cancer in pets: treatment", "A dog or cat diagnosed with liver cancer is treated by a vet with "
+                                                   "surgery that removes the tumour."))
+    assert check.before("My dog was diagnosed with liver cancer. What treatment can she get?", vet).relevant
+
+
+def test_a_pet_scan_is_a_test_not_an_animal(check):
+    lung = pages(("Lung cancer: diagnosis", "A PET scan shows whether lung cancer has spread."))
+    assert check.before("Do I need a PET scan for lung cancer?", lung).relevant
+
+
+def test_an_inflammatory_disease_asked_about_for_itself_needs_a_page_about_it(check):
+    liver = pages(("간암 - 개요", "B형 간염과 C형 간염은 간암의 가장 중요한 원인입니다. "
+                                  "항바이러스제 치료가 간암 위험을 낮춥니다."))
+    hepatitis = check.before("B형 간염 보균자인데 항바이러스제는 언제부터 먹어야 하나요?", liver)
+    assert not hepatitis.relevant and "간염" in hepatitis.missing, hepatitis
+    risk = check.before("B형 간염이 있으면 간암에 더 잘 걸리나요?", liver)  # names the cancer: about the cancer
+    assert risk.relevant, risk
+    page = pages(("B형 간염 - 치료", "B형 간염 보균자는 간 수치가 오르면 항바이러스제를 먹기 시작합니다."))
+    assert check.before("B형 간염 보균자인데 항바이러스제는 언제부터 먹어야 하나요?", page).relevant
+
+
+def test_inflammations_are_read_by_the_form_of_their_name():
+    assert inflammations("I have gastritis and hepatitis C") == ["gastritis", "hepatitis"]
+    assert inflammations("위염이랑 역류성 식도염이 있고 폐렴으로 입원했어요") == ["위염", "식도염", "폐렴"]
+    assert inflammations("慢性胃炎能根治吗") == ["慢性胃炎"]
+    # infection, contagion, salt and inflammation itself name no inflammatory disease
+    assert inflammations("HPV 감염이 전염되나요? 염분이 많은 음식, 염증, 炎症") == []
