@@ -17,7 +17,7 @@ from criss_rag.answering.answer_cache import open_cache
 from criss_rag.answering.citations import verify_citations
 from criss_rag.answering.steps import AnswerSteps, refused
 from criss_rag.answering.streaming import drain
-from criss_rag.answering.tracing import add_stage, filter_notes, ms_since, stage_trace
+from criss_rag.answering.tracing import add_stage, filter_notes, ms_since, scores_trace, stage_trace
 from criss_rag.component_helpers.model_loading import take_loads
 from criss_rag.errors import CrissRagError, IndexStoreError
 from criss_rag.indexing.chunk_store import ChunkStore
@@ -26,6 +26,7 @@ from criss_rag.indexing.ingestion import DOCSTORE, StaleIndexError, ingest, open
 from criss_rag.language.text import detect_language
 from criss_rag.pipeline import Pipeline
 from criss_rag.protocols import Filter, Fusion, HopPolicy, QueryTransform, Reranker, Retriever
+from criss_rag.ranked import Ranked, as_hits, fuse, ranked_pairs
 from criss_rag.types import (
     Answer,
     AnswerEvent,
@@ -64,6 +65,7 @@ class Engine:
         self.retrievers = pipeline.many("retrievers", Retriever)
         for cc, retriever in self.retrievers:
             pipeline.call(cc.stage, cc.name, retriever.load, index_dir / "retrievers" / cc.label, docstore)
+        self.language_scoped = any(cc.options["languages"] is not None for cc, _ in self.retrievers)
         self.cache = open_cache(pipeline, self.config_hash, manifest)  # None unless the config names one
         self.warmed_up: dict[str, float] = {}  # seconds per stage of warm_up(), once it ran
         self.steps = AnswerSteps(pipeline)  # what follows retrieval: refusal, context, generation, checks
@@ -159,8 +161,10 @@ class Engine:
             add_stage(trace, StageTrace(stage=f"transform:{cc.label}", component=cc.name, n_in=0, n_out=0,
                                            ms=ms_since(started), notes={"retrieval_text": query.search_text}))
         yield ProgressEvent("retrieving", ", ".join(cc.label for cc, _ in self.retrievers))
-        hits = self._retrieve_once(query, trace, suffix="")
-        hits = yield from self._follow_hops(query, hits, trace)
+        # once per question, and only for a pipeline with retrievers for some languages only
+        language = detect_language(query.text) if self.language_scoped else ""
+        hits = self._retrieve_once(query, trace, "", language)
+        hits = yield from self._follow_hops(query, hits, trace, language)
         for cc, component in self.pipeline.many("filters", Filter):
             yield ProgressEvent("filtering", cc.label)
             hits = self._step(query, hits, trace, cc, "filter", component.apply)
@@ -184,42 +188,38 @@ class Engine:
         add_stage(trace, stage_trace(f"{kind}:{cc.label}", cc.name, n_in, result, started, notes=notes))
         return result
 
-    def _retrieve_once(self, query: Query, trace: Trace, suffix: str) -> list[Hit]:
-        """Every retriever (for the question's language), then fusion."""
-        ranked: dict[str, list[Hit]] = {}
-        language = detect_language(query.text)
+    def _retrieve_once(self, query: Query, trace: Trace, suffix: str, language: str) -> list[Hit]:
+        """Every retriever (for the question's ``language``), then fusion. Candidates pass from the
+        retrievers to the fusion as ``(node, score)`` pairs (:mod:`criss_rag.ranked`): only the
+        hits fusion keeps are made."""
+        ranked: dict[str, Ranked] = {}
         for cc, retriever in self.retrievers:
             stage = f"retrieve:{cc.label}{suffix}"
-            if cc.options["languages"] is not None and language not in cc.options["languages"]:
-                add_stage(trace,
-                    StageTrace(
-                        stage=stage,
-                        component=cc.name,
-                        n_in=0,
-                        n_out=0,
-                        ms=0.0,
-                        notes={"skipped": f"serves {cc.options['languages']}, question is {language}"},
-                    )
-                )
+            serves = cc.options["languages"]
+            if serves is not None and language not in serves:
+                add_stage(trace, StageTrace(stage=stage, component=cc.name, n_in=0, n_out=0, ms=0.0,
+                                            notes={"skipped": f"serves {serves}, question is {language}"}))
                 continue
             started = time.perf_counter()
-            found = self.pipeline.call(cc.stage, cc.name, retriever.retrieve, query, cc.options["top_k"])
-            label = cc.label
-            ranked[label] = [Hit(node, {label: float(node.score or 0.0)}) for node in found]
+            pairs = self.pipeline.call(cc.stage, cc.name, ranked_pairs, retriever, query, cc.options["top_k"])
+            ranked[cc.label] = pairs
             explain = getattr(retriever, "trace_notes", None)  # optional: e.g. a filter pushed to a database
             notes = dict(self.pipeline.call(cc.stage, cc.name, explain, query)) if callable(explain) else None
-            add_stage(trace, stage_trace(stage, cc.name, 0, ranked[cc.label], started, notes=notes))
+            top = [float(score) for _, score in pairs[:5]]
+            add_stage(trace, scores_trace(stage, cc.name, 0, len(pairs), top, started, notes))
         fusion_cc = self.pipeline.config.one("fusion")
         if fusion_cc is None:
-            return next(iter(ranked.values()), [])
+            return next((as_hits(label, pairs) for label, pairs in ranked.items()), [])
         started = time.perf_counter()
-        hits = self.pipeline.call("fusion", fusion_cc.name, self.pipeline.build(fusion_cc, Fusion).fuse, query, ranked)
-        add_stage(trace,
-            stage_trace(f"fusion{suffix}", fusion_cc.name, sum(len(h) for h in ranked.values()), hits, started)
-        )
+        fusion = self.pipeline.build(fusion_cc, Fusion)
+        hits = self.pipeline.call("fusion", fusion_cc.name, fuse, fusion, query, ranked)
+        n_in = sum(len(pairs) for pairs in ranked.values())
+        add_stage(trace, stage_trace(f"fusion{suffix}", fusion_cc.name, n_in, hits, started))
         return hits
 
-    def _follow_hops(self, query: Query, hits: list[Hit], trace: Trace) -> Generator_[ProgressEvent, None, list[Hit]]:
+    def _follow_hops(
+        self, query: Query, hits: list[Hit], trace: Trace, language: str
+    ) -> Generator_[ProgressEvent, None, list[Hit]]:
         """Multi-hop: while the policy names a follow-up query, retrieve again and append what is new."""
         cc = self.pipeline.config.one("multihop")
         if cc is None:
@@ -241,7 +241,7 @@ class Engine:
                 )
                 break
             yield ProgressEvent("hop", f"{hop}: {follow_up}")
-            found = self._retrieve_once(replace(query, retrieval_text=follow_up), trace, suffix=f"@hop{hop}")
+            found = self._retrieve_once(replace(query, retrieval_text=follow_up), trace, f"@hop{hop}", language)
             known = {h.node_id for h in hits}
             added = [h for h in found if h.node_id not in known]
             hits = hits + added

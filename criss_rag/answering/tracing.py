@@ -17,10 +17,15 @@ def ms_since(started: float) -> float:
 def stage_trace(stage: str, component: str, n_in: int, hits: list[Hit], started: float,
                 notes: dict | None = None) -> StageTrace:
     """The trace record of a step that took ``n_in`` candidates and kept ``hits``."""
-    return StageTrace(
-        stage=stage, component=component, n_in=n_in, n_out=len(hits), ms=ms_since(started),
-        top_scores=[round(h.score, 4) for h in hits[:5]], notes=notes or {},
-    )
+    return StageTrace.record(stage, component, n_in, len(hits), ms_since(started), [h.score for h in hits[:5]],
+                             notes or {})
+
+
+def scores_trace(stage: str, component: str, n_in: int, n_out: int, top: list[float], started: float,
+                 notes: dict | None = None) -> StageTrace:
+    """The trace record of a step that took ``n_in`` candidates and kept ``n_out``, the first
+    scoring ``top`` (up to five floats)."""
+    return StageTrace.record(stage, component, n_in, n_out, ms_since(started), top, notes or {})
 
 
 def filter_notes(outcome: FilterOutcome, n_in: int) -> dict[str, Any]:

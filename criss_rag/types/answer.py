@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from llama_index.core.schema import NodeWithScore, TextNode
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_serializer
+
+from criss_rag.types.stages import unvalidated
 
 
 class Citation(BaseModel):
@@ -42,7 +44,10 @@ class ContextItem(BaseModel):
 
 
 class StageTrace(BaseModel):
-    """What one stage did: which component, candidates in and out, top scores, time."""
+    """What one stage did: which component, candidates in and out, top scores, time.
+
+    ``top_scores`` are the first five scores after the stage as it gave them; they are written
+    (``model_dump``, JSON) to four decimals."""
 
     stage: str
     component: str
@@ -51,6 +56,18 @@ class StageTrace(BaseModel):
     ms: float
     top_scores: list[float] = Field(default_factory=list)
     notes: dict[str, Any] = Field(default_factory=dict)
+
+    @field_serializer("top_scores")
+    def _four_decimals(self, scores: list[float]) -> list[float]:
+        return [round(score, 4) for score in scores]
+
+    @classmethod
+    def record(cls, stage: str, component: str, n_in: int, n_out: int, ms: float, top_scores: list[float],
+               notes: dict[str, Any]) -> StageTrace:
+        """A stage record from values the engine measured (of the fields' types: not validated
+        again, as several are made for every question)."""
+        return unvalidated(cls, {"stage": stage, "component": component, "n_in": n_in, "n_out": n_out, "ms": ms,
+                                 "top_scores": top_scores, "notes": notes})
 
 
 class Trace(BaseModel):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from llama_index.core.schema import BaseNode, NodeWithScore, TextNode
 from pydantic import BaseModel
@@ -46,68 +46,120 @@ _SET_DICT = object.__setattr__
 _SET_FIELDS = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _SET_EXTRA = BaseModel.__dict__["__pydantic_extra__"].__set__
 _SET_PRIVATE = BaseModel.__dict__["__pydantic_private__"].__set__
+M = TypeVar("M", bound=BaseModel)
 _NODE_TYPES: set[type] = set()  # classes scored() has seen to be LlamaIndex nodes
 
 
-def scored(node: BaseNode, score: float | None) -> NodeWithScore:
-    """``NodeWithScore(node=node, score=score)`` without pydantic's validation of ``node``.
-
-    A retriever or a fusion builds one per candidate of every question (about 90 per question with
-    two retrievers of ``top_k: 30`` fused), and validating a node already built took more time than
-    the FAISS search; the object is the same as the validated one (equal, dumped alike)."""
-    kind = type(node)
-    if kind not in _NODE_TYPES:  # isinstance on LlamaIndex's node classes (ABCs) once per class
-        if not isinstance(node, BaseNode):
-            raise TypeError(f"scored() takes a LlamaIndex node, not {kind.__name__}")
-        _NODE_TYPES.add(kind)
-    made = _NEW(NodeWithScore)
-    _SET_DICT(made, "__dict__", {"node": node, "score": score})
-    _SET_FIELDS(made, {"node", "score"})
+def unvalidated(model: type[M], fields: dict[str, Any]) -> M:
+    """``model(**fields)`` without pydantic's validation, for values of the fields' types already, made
+    on a path that runs for every candidate or stage of every question. Only for models without
+    validators that change values, private attributes or extra fields (``NodeWithScore``,
+    :class:`~criss_rag.types.StageTrace`): the object is the one validation makes (equal, dumped alike)."""
+    made = _NEW(model)
+    _SET_DICT(made, "__dict__", fields)
+    _SET_FIELDS(made, set(fields))
     _SET_EXTRA(made, None)
     _SET_PRIVATE(made, None)
     return made
 
 
+def scored(node: BaseNode, score: float | None) -> NodeWithScore:
+    """``NodeWithScore(node=node, score=score)`` without pydantic's validation of ``node``.
 
-@dataclass
+    A retriever or a fusion builds one per candidate it hands on, and validating a node already
+    built took more time than the FAISS search; the object is the same as the validated one (equal,
+    dumped alike)."""
+    kind = type(node)
+    if kind not in _NODE_TYPES:  # isinstance on LlamaIndex's node classes (ABCs) once per class
+        if not isinstance(node, BaseNode):
+            raise TypeError(f"scored() takes a LlamaIndex node, not {kind.__name__}")
+        _NODE_TYPES.add(kind)
+    return unvalidated(NodeWithScore, {"node": node, "score": score})
+
+
 class Hit:
     """A candidate passage: the LlamaIndex node, its current score, and every raw score so far.
 
     ``signals`` maps a stage label to the score that stage gave, e.g.
     ``{"bm25": 11.2, "faiss": 0.71, "rrf": 0.032}``; refusal policies read calibrated
     signals (a dense cosine) even after fusion has replaced the ranking score.
+
+    ``Hit(node, signals)`` holds a ``NodeWithScore``; :meth:`of` holds the node and its score, and
+    makes the ``NodeWithScore`` the first time ``node`` is read (a fusion keeps 30 candidates of
+    which a context reads five: the others never need one). Either way the hit reads the same.
     """
 
-    node: NodeWithScore
-    signals: dict[str, float] = field(default_factory=dict)
+    __slots__ = ("_node", "_base", "_score", "signals")
+
+    def __init__(self, node: NodeWithScore, signals: dict[str, float] | None = None) -> None:
+        self._node: NodeWithScore | None = node
+        self._base: BaseNode | None = None  # set (and _node None) until a lazy hit's node is read
+        self._score = 0.0
+        self.signals: dict[str, float] = {} if signals is None else signals
+
+    @classmethod
+    def of(cls, node: BaseNode, score: float, signals: dict[str, float]) -> Hit:
+        """The hit of ``node`` ranked at ``score``; its ``NodeWithScore`` is made when first read."""
+        hit = _NEW(cls)
+        hit._node, hit._base, hit._score, hit.signals = None, node, score, signals
+        return hit
+
+    @property
+    def node(self) -> NodeWithScore:
+        """The node and its current ranking score, as LlamaIndex passes them."""
+        made = self._node
+        if made is None:
+            made = self._node = scored(self._base, self._score)  # type: ignore[arg-type]
+            self._base = None
+        return made
+
+    @property
+    def base_node(self) -> BaseNode:
+        """The LlamaIndex node itself (``node.node``), without making the ``NodeWithScore``."""
+        return self._base if self._node is None else self._node.node  # type: ignore[return-value]
 
     @property
     def node_id(self) -> str:
-        return self.node.node.node_id
+        return self.base_node.node_id
 
     @property
     def score(self) -> float:
-        return float(self.node.score or 0.0)
+        return float(self._score) if self._node is None else float(self._node.score or 0.0)
 
     @property
     def text(self) -> str:
-        return self.node.node.get_content()
+        return self.base_node.get_content()
 
     @property
     def metadata(self) -> dict[str, Any]:
-        return self.node.node.metadata
+        return self.base_node.metadata
 
     @property
     def doc_id(self) -> str:
         """The source document id (falls back to the node id for unchunked nodes)."""
-        return str(self.metadata.get("doc_id") or self.node.node.ref_doc_id or self.node_id)
+        node = self.base_node
+        return str(node.metadata.get("doc_id") or node.ref_doc_id or node.node_id)
 
     def with_score(self, score: float, label: str | None = None) -> Hit:
         """A copy ranked by ``score``; ``label`` also records it as a signal."""
         signals = dict(self.signals)
         if label:
             signals[label] = score
-        return Hit(scored(self.node.node, score), signals)
+        return Hit.of(self.base_node, score, signals)
+
+    def __eq__(self, other: object) -> bool:  # as the dataclass it was: same node and signals
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.node, self.signals) == (other.node, other.signals)  # (defining __eq__ unsets __hash__)
+
+    def __repr__(self) -> str:
+        return f"Hit(node={self.node!r}, signals={self.signals!r})"
+
+    def __getstate__(self) -> tuple[NodeWithScore, dict[str, float]]:  # pickled as Hit(node, signals)
+        return self.node, self.signals
+
+    def __setstate__(self, state: tuple[NodeWithScore, dict[str, float]]) -> None:
+        self._node, self._base, self._score, self.signals = state[0], None, 0.0, state[1]
 
 
 @dataclass

@@ -6,11 +6,13 @@ import math
 from collections.abc import Mapping
 from typing import Literal
 
+from llama_index.core.schema import BaseNode
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from criss_rag.context import ComponentContext
 from criss_rag.plugin_utils import refers_to
-from criss_rag.types import Hit, Query, scored
+from criss_rag.ranked import Ranked
+from criss_rag.types import Hit, Query
 
 
 class ReciprocalRankFusion:
@@ -36,7 +38,7 @@ class ReciprocalRankFusion:
         for label, hits in ranked.items():
             weight = self.params.weights.get(label, 1.0)
             for rank, hit in enumerate(hits, start=k + 1):
-                node_id = hit.node.node.node_id
+                node_id = hit.node_id
                 if node_id in fused:
                     fused[node_id] += weight / rank
                     signals[node_id].update(hit.signals)
@@ -45,7 +47,33 @@ class ReciprocalRankFusion:
                     first_seen[node_id] = hit
                     signals[node_id] = dict(hit.signals)
         order = sorted(fused, key=fused.__getitem__, reverse=True)[: self.params.top_k]
-        return [Hit(scored(first_seen[i].node.node, fused[i]), {**signals[i], "rrf": fused[i]}) for i in order]
+        return [Hit.of(first_seen[i].base_node, fused[i], {**signals[i], "rrf": fused[i]}) for i in order]
+
+    def fuse_pairs(self, query: Query, ranked: Mapping[str, Ranked]) -> list[Hit]:
+        """``fuse`` over each retriever's ``(node, score)`` pairs, whose signal is that score under
+        the retriever's label (what the engine passes: the same hits, made only for the kept ones)."""
+        fused: dict[str, float] = {}
+        nodes: dict[str, BaseNode] = {}
+        scores: list[tuple[str, dict[str, float]]] = []  # per retriever: its label and node id -> score
+        k = self.params.k
+        for label, pairs in ranked.items():
+            weight = self.params.weights.get(label, 1.0)
+            by_id: dict[str, float] = {}
+            for rank, (node, score) in enumerate(pairs, start=k + 1):
+                node_id = node.node_id
+                by_id[node_id] = score  # a node listed twice keeps its later score, as fuse's signals do
+                if node_id in fused:
+                    fused[node_id] += weight / rank
+                else:
+                    fused[node_id] = weight / rank
+                    nodes[node_id] = node
+            scores.append((label, by_id))
+        kept: list[Hit] = []
+        for node_id in sorted(fused, key=fused.__getitem__, reverse=True)[: self.params.top_k]:
+            signals = {label: by_id[node_id] for label, by_id in scores if node_id in by_id}
+            signals["rrf"] = total = fused[node_id]
+            kept.append(Hit.of(nodes[node_id], total, signals))
+        return kept
 
 
 def normalise_scores(scores: list[float], method: str) -> tuple[list[float], float]:
@@ -120,6 +148,6 @@ class WeightedFusion:
         }
         order = sorted(first_seen, key=lambda node_id: -fused[node_id])[: self.params.top_k]  # stable on ties
         return [
-            Hit(scored(first_seen[i].node.node, fused[i]), {**signals[i], "weighted": fused[i]})
+            Hit.of(first_seen[i].base_node, fused[i], {**signals[i], "weighted": fused[i]})
             for i in order
         ]

@@ -92,6 +92,10 @@ class BM25:
         self._docstore = docstore
 
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
+        return [scored(node, score) for node, score in self.retrieve_pairs(query, top_k)]
+
+    def retrieve_pairs(self, query: Query, top_k: int) -> list[tuple[BaseNode, float]]:
+        """``retrieve`` as ``(node, score)`` pairs (what the engine asks for: criss_rag.ranked)."""
         if self._index is None or self._docstore is None:
             raise RuntimeError("BM25 index not loaded; call load() first")
         terms = " ".join(self.analyzer.analyze(query.search_text)).lower().split()  # as bm25s indexed them
@@ -102,6 +106,5 @@ class BM25:
         scores, rows = self._topk(self._index.get_scores(terms), min(top_k, len(self._node_ids)), sorted=True)
         # bm25s returns k hits even at score 0: those matched nothing
         get_node, node_ids = self._docstore.get_node, self._node_ids
-        return [
-            scored(get_node(node_ids[row]), float(score)) for row, score in zip(rows, scores, strict=True) if score > 0
-        ]
+        return [(get_node(node_ids[row]), score) for row, score in zip(rows.tolist(), scores.tolist(), strict=True)
+                if score > 0]

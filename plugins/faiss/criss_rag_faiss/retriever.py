@@ -220,6 +220,10 @@ class FaissDense:
             warm()
 
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
+        return [scored(node, score) for node, score in self.retrieve_pairs(query, top_k)]
+
+    def retrieve_pairs(self, query: Query, top_k: int) -> list[tuple[BaseNode, float]]:
+        """``retrieve`` as ``(node, score)`` pairs (what the engine asks for: criss_rag.ranked)."""
         if self._index is None or self._docstore is None:
             raise RuntimeError("FAISS index not loaded; call load() first")
         # unit length; shared with an answer cache
@@ -233,6 +237,4 @@ class FaissDense:
         finally:
             self._faiss.omp_set_num_threads(threads)
         get_node, node_ids = self._docstore.get_node, self._ids
-        return [
-            scored(get_node(node_ids[i]), s) for i, s in zip(ids[0].tolist(), scores[0].tolist(), strict=True) if i >= 0
-        ]
+        return [(get_node(node_ids[i]), s) for i, s in zip(ids[0].tolist(), scores[0].tolist(), strict=True) if i >= 0]
