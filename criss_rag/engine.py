@@ -194,7 +194,8 @@ class Engine:
         hits fusion keeps are made."""
         ranked: dict[str, Ranked] = {}
         for cc, retriever in self.retrievers:
-            stage = f"retrieve:{cc.label}{suffix}"
+            label = cc.label
+            stage = f"retrieve:{label}{suffix}"
             serves = cc.options["languages"]
             if serves is not None and language not in serves:
                 add_stage(trace, StageTrace(stage=stage, component=cc.name, n_in=0, n_out=0, ms=0.0,
@@ -202,7 +203,7 @@ class Engine:
                 continue
             started = time.perf_counter()
             pairs = self.pipeline.call(cc.stage, cc.name, ranked_pairs, retriever, query, cc.options["top_k"])
-            ranked[cc.label] = pairs
+            ranked[label] = pairs
             explain = getattr(retriever, "trace_notes", None)  # optional: e.g. a filter pushed to a database
             notes = dict(self.pipeline.call(cc.stage, cc.name, explain, query)) if callable(explain) else None
             top = [float(score) for _, score in pairs[:5]]

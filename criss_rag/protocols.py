@@ -94,6 +94,10 @@ class Retriever(Protocol):
     Optional: ``trace_notes(query) -> Mapping[str, Any]``, what the trace should show about how
     this retriever searched for ``query`` (e.g. the filter expression it pushed down to a
     database); the engine adds it to the retrieve stage's ``notes``.
+
+    Optional: ``retrieve_pairs(query, top_k) -> list[tuple[BaseNode, float]]``, what ``retrieve``
+    returns as ``(node, score)`` pairs (float scores); the engine calls it instead of ``retrieve``
+    when present, and makes hits only for what fusion keeps (:mod:`criss_rag.ranked`).
     """
 
     def build(self, nodes: Sequence[BaseNode], directory: Path) -> None: ...
@@ -112,7 +116,12 @@ class IncrementalRetriever(Retriever, Protocol):
 
 @runtime_checkable
 class Fusion(Protocol):
-    """Merges several retrievers' ranked lists (keyed by retriever label) into one."""
+    """Merges several retrievers' ranked lists (keyed by retriever label) into one.
+
+    Optional: ``fuse_pairs(query, ranked: Mapping[str, list[tuple[BaseNode, float]]]) -> list[Hit]``,
+    the same over each retriever's ``(node, score)`` pairs (a pair's signals: ``{label: score}``);
+    the engine calls it instead of ``fuse`` when present (:mod:`criss_rag.ranked`).
+    """
 
     def fuse(self, query: Query, ranked: Mapping[str, list[Hit]]) -> list[Hit]: ...
 

@@ -1,6 +1,6 @@
 """The values that flow between pipeline stages: the question (:class:`Query`), the candidates
 (:class:`Hit`), a filter's accounting, the numbered evidence (:class:`Context`), a refusal and a
-generator's output. Plain dataclasses holding LlamaIndex types."""
+generator's output. Plain dataclasses (and :class:`Hit`, a class with slots) holding LlamaIndex types."""
 
 from __future__ import annotations
 

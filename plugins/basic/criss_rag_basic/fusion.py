@@ -54,25 +54,23 @@ class ReciprocalRankFusion:
         the retriever's label (what the engine passes: the same hits, made only for the kept ones)."""
         fused: dict[str, float] = {}
         nodes: dict[str, BaseNode] = {}
-        scores: list[tuple[str, dict[str, float]]] = []  # per retriever: its label and node id -> score
+        signals: dict[str, dict[str, float]] = {}
         k = self.params.k
         for label, pairs in ranked.items():
             weight = self.params.weights.get(label, 1.0)
-            by_id: dict[str, float] = {}
             for rank, (node, score) in enumerate(pairs, start=k + 1):
                 node_id = node.node_id
-                by_id[node_id] = score  # a node listed twice keeps its later score, as fuse's signals do
                 if node_id in fused:
                     fused[node_id] += weight / rank
+                    signals[node_id][label] = score  # listed twice by one retriever: its later score, as in fuse
                 else:
                     fused[node_id] = weight / rank
                     nodes[node_id] = node
-            scores.append((label, by_id))
+                    signals[node_id] = {label: score}
         kept: list[Hit] = []
         for node_id in sorted(fused, key=fused.__getitem__, reverse=True)[: self.params.top_k]:
-            signals = {label: by_id[node_id] for label, by_id in scores if node_id in by_id}
-            signals["rrf"] = total = fused[node_id]
-            kept.append(Hit.of(nodes[node_id], total, signals))
+            signals[node_id]["rrf"] = total = fused[node_id]
+            kept.append(Hit.of(nodes[node_id], total, signals[node_id]))
         return kept
 
 
