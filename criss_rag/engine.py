@@ -26,7 +26,7 @@ from criss_rag.indexing.ingestion import DOCSTORE, StaleIndexError, ingest, open
 from criss_rag.language.text import detect_language
 from criss_rag.pipeline import Pipeline
 from criss_rag.protocols import Filter, Fusion, HopPolicy, QueryTransform, Reranker, Retriever
-from criss_rag.ranked import Ranked, as_hits, fuse, ranked_pairs
+from criss_rag.ranked import Candidates
 from criss_rag.types import (
     Answer,
     AnswerEvent,
@@ -59,7 +59,7 @@ class Engine:
         self.index_dir = index_dir
         self.config_hash = pipeline.config.config_hash()
         self.plugin_versions = pipeline.plugin_versions()  # once: every answer's trace names them
-        docstore = ChunkStore.from_persist_path(str(index_dir / DOCSTORE))
+        self.docstore = docstore = ChunkStore.from_persist_path(str(index_dir / DOCSTORE))  # the chunks
         # filters and rerankers that read metadata check the corpus has it (never a silent no-op)
         self.corpus_warnings = pipeline.check_corpus(list(docstore.docs.values()))
         self.retrievers = pipeline.many("retrievers", Retriever)
@@ -190,9 +190,9 @@ class Engine:
 
     def _retrieve_once(self, query: Query, trace: Trace, suffix: str, language: str) -> list[Hit]:
         """Every retriever (for the question's ``language``), then fusion. Candidates pass from the
-        retrievers to the fusion as ``(node, score)`` pairs (:mod:`criss_rag.ranked`): only the
+        retrievers to the fusion as ``(chunk id, score)`` pairs (:mod:`criss_rag.ranked`): only the
         hits fusion keeps are made."""
-        ranked: dict[str, Ranked] = {}
+        candidates = Candidates(self.docstore)
         for cc, retriever in self.retrievers:
             label = cc.label
             stage = f"retrieve:{label}{suffix}"
@@ -202,19 +202,19 @@ class Engine:
                                             notes={"skipped": f"serves {serves}, question is {language}"}))
                 continue
             started = time.perf_counter()
-            pairs = self.pipeline.call(cc.stage, cc.name, ranked_pairs, retriever, query, cc.options["top_k"])
-            ranked[label] = pairs
+            found = self.pipeline.call(cc.stage, cc.name, candidates.retrieve, label, retriever, query,
+                                       cc.options["top_k"])
             explain = getattr(retriever, "trace_notes", None)  # optional: e.g. a filter pushed to a database
             notes = dict(self.pipeline.call(cc.stage, cc.name, explain, query)) if callable(explain) else None
-            top = [float(score) for _, score in pairs[:5]]
-            add_stage(trace, scores_trace(stage, cc.name, 0, len(pairs), top, started, notes))
+            top = [float(score) for _, score in found[:5]]
+            add_stage(trace, scores_trace(stage, cc.name, 0, len(found), top, started, notes))
         fusion_cc = self.pipeline.config.one("fusion")
         if fusion_cc is None:
-            return next((as_hits(label, pairs) for label, pairs in ranked.items()), [])
+            return candidates.hits(next(iter(candidates.ranked))) if candidates.ranked else []
         started = time.perf_counter()
         fusion = self.pipeline.build(fusion_cc, Fusion)
-        hits = self.pipeline.call("fusion", fusion_cc.name, fuse, fusion, query, ranked)
-        n_in = sum(len(pairs) for pairs in ranked.values())
+        hits = self.pipeline.call("fusion", fusion_cc.name, candidates.fuse, fusion, query)
+        n_in = sum(len(found) for found in candidates.ranked.values())
         add_stage(trace, stage_trace(f"fusion{suffix}", fusion_cc.name, n_in, hits, started))
         return hits
 

@@ -95,9 +95,10 @@ class Retriever(Protocol):
     this retriever searched for ``query`` (e.g. the filter expression it pushed down to a
     database); the engine adds it to the retrieve stage's ``notes``.
 
-    Optional: ``retrieve_pairs(query, top_k) -> list[tuple[BaseNode, float]]``, what ``retrieve``
-    returns as ``(node, score)`` pairs (float scores); the engine calls it instead of ``retrieve``
-    when present, and makes hits only for what fusion keeps (:mod:`criss_rag.ranked`).
+    Optional: ``retrieve_ids(query, top_k) -> list[tuple[str, float]]``, what ``retrieve`` returns
+    as ``(chunk id, score)`` pairs (float scores; ids of chunks in the docstore ``load`` was given);
+    the engine calls it instead of ``retrieve`` when present, and makes hits only for what fusion
+    keeps (:mod:`criss_rag.ranked`).
     """
 
     def build(self, nodes: Sequence[BaseNode], directory: Path) -> None: ...
@@ -118,9 +119,10 @@ class IncrementalRetriever(Retriever, Protocol):
 class Fusion(Protocol):
     """Merges several retrievers' ranked lists (keyed by retriever label) into one.
 
-    Optional: ``fuse_pairs(query, ranked: Mapping[str, list[tuple[BaseNode, float]]]) -> list[Hit]``,
-    the same over each retriever's ``(node, score)`` pairs (a pair's signals: ``{label: score}``);
-    the engine calls it instead of ``fuse`` when present (:mod:`criss_rag.ranked`).
+    Optional: ``fuse_ids(query, ranked: Mapping[str, list[tuple[str, float]]])``, the same over each
+    retriever's ``(chunk id, score)`` pairs (a pair's signals: ``{label: score}``), returning
+    ``(chunk id, fused score, signals)`` for the kept candidates, best first; the engine calls it
+    instead of ``fuse`` when present and makes their hits (:mod:`criss_rag.ranked`).
     """
 
     def fuse(self, query: Query, ranked: Mapping[str, list[Hit]]) -> list[Hit]: ...

@@ -6,13 +6,16 @@ import math
 from collections.abc import Mapping
 from typing import Literal
 
-from llama_index.core.schema import BaseNode
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from criss_rag.context import ComponentContext
 from criss_rag.plugin_utils import refers_to
-from criss_rag.ranked import Ranked
 from criss_rag.types import Hit, Query
+
+#: a retriever's candidates as the engine passes them to ``fuse_ids``: (chunk id, score), best first
+Ranked = list[tuple[str, float]]
+#: what ``fuse_ids`` returns, best first: (chunk id, fused score, signals)
+Fused = list[tuple[str, float, dict[str, float]]]
 
 
 class ReciprocalRankFusion:
@@ -49,28 +52,26 @@ class ReciprocalRankFusion:
         order = sorted(fused, key=fused.__getitem__, reverse=True)[: self.params.top_k]
         return [Hit.of(first_seen[i].base_node, fused[i], {**signals[i], "rrf": fused[i]}) for i in order]
 
-    def fuse_pairs(self, query: Query, ranked: Mapping[str, Ranked]) -> list[Hit]:
-        """``fuse`` over each retriever's ``(node, score)`` pairs, whose signal is that score under
-        the retriever's label (what the engine passes: the same hits, made only for the kept ones)."""
+    def fuse_ids(self, query: Query, ranked: Mapping[str, Ranked]) -> Fused:
+        """``fuse`` over each retriever's ``(chunk id, score)`` pairs, whose signal is that score under
+        the retriever's label: ``(chunk id, fused score, signals)``, best first (what the engine
+        makes hits of: the ones ``fuse`` would return, made only for the kept candidates)."""
         fused: dict[str, float] = {}
-        nodes: dict[str, BaseNode] = {}
         signals: dict[str, dict[str, float]] = {}
         k = self.params.k
         for label, pairs in ranked.items():
             weight = self.params.weights.get(label, 1.0)
-            for rank, (node, score) in enumerate(pairs, start=k + 1):
-                node_id = node.node_id
+            for rank, (node_id, score) in enumerate(pairs, start=k + 1):
                 if node_id in fused:
                     fused[node_id] += weight / rank
                     signals[node_id][label] = score  # listed twice by one retriever: its later score, as in fuse
                 else:
                     fused[node_id] = weight / rank
-                    nodes[node_id] = node
                     signals[node_id] = {label: score}
-        kept: list[Hit] = []
+        kept: Fused = []
         for node_id in sorted(fused, key=fused.__getitem__, reverse=True)[: self.params.top_k]:
             signals[node_id]["rrf"] = total = fused[node_id]
-            kept.append(Hit.of(nodes[node_id], total, signals[node_id]))
+            kept.append((node_id, total, signals[node_id]))
         return kept
 
 

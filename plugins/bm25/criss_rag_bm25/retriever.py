@@ -92,10 +92,12 @@ class BM25:
         self._docstore = docstore
 
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
-        return [scored(node, score) for node, score in self.retrieve_pairs(query, top_k)]
+        found = self.retrieve_ids(query, top_k)  # (it checks the index is loaded)
+        get_node = self._docstore.get_node  # type: ignore[union-attr]
+        return [scored(get_node(node_id), score) for node_id, score in found]
 
-    def retrieve_pairs(self, query: Query, top_k: int) -> list[tuple[BaseNode, float]]:
-        """``retrieve`` as ``(node, score)`` pairs (what the engine asks for: criss_rag.ranked)."""
+    def retrieve_ids(self, query: Query, top_k: int) -> list[tuple[str, float]]:
+        """``retrieve`` as ``(chunk id, score)`` pairs (what the engine asks for: criss_rag.ranked)."""
         if self._index is None or self._docstore is None:
             raise RuntimeError("BM25 index not loaded; call load() first")
         terms = " ".join(self.analyzer.analyze(query.search_text)).lower().split()  # as bm25s indexed them
@@ -105,6 +107,5 @@ class BM25:
         # without the progress bar and argument checks it runs for every call (half its time)
         scores, rows = self._topk(self._index.get_scores(terms), min(top_k, len(self._node_ids)), sorted=True)
         # bm25s returns k hits even at score 0: those matched nothing
-        get_node, node_ids = self._docstore.get_node, self._node_ids
-        return [(get_node(node_ids[row]), score) for row, score in zip(rows.tolist(), scores.tolist(), strict=True)
-                if score > 0]
+        node_ids = self._node_ids
+        return [(node_ids[row], score) for row, score in zip(rows.tolist(), scores.tolist(), strict=True) if score > 0]

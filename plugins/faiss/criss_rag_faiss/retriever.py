@@ -220,10 +220,12 @@ class FaissDense:
             warm()
 
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
-        return [scored(node, score) for node, score in self.retrieve_pairs(query, top_k)]
+        found = self.retrieve_ids(query, top_k)  # (it checks the index is loaded)
+        get_node = self._docstore.get_node  # type: ignore[union-attr]
+        return [scored(get_node(node_id), score) for node_id, score in found]
 
-    def retrieve_pairs(self, query: Query, top_k: int) -> list[tuple[BaseNode, float]]:
-        """``retrieve`` as ``(node, score)`` pairs (what the engine asks for: criss_rag.ranked)."""
+    def retrieve_ids(self, query: Query, top_k: int) -> list[tuple[str, float]]:
+        """``retrieve`` as ``(chunk id, score)`` pairs (what the engine asks for: criss_rag.ranked)."""
         if self._index is None or self._docstore is None:
             raise RuntimeError("FAISS index not loaded; call load() first")
         # unit length; shared with an answer cache
@@ -236,5 +238,5 @@ class FaissDense:
             scores, ids = self._index.search(vector.reshape(1, -1), top_k)
         finally:
             self._faiss.omp_set_num_threads(threads)
-        get_node, node_ids = self._docstore.get_node, self._ids
-        return [(get_node(node_ids[i]), s) for i, s in zip(ids[0].tolist(), scores[0].tolist(), strict=True) if i >= 0]
+        node_ids = self._ids
+        return [(node_ids[i], s) for i, s in zip(ids[0].tolist(), scores[0].tolist(), strict=True) if i >= 0]

@@ -1,4 +1,4 @@
-"""Candidates pass from the retrievers to the fusion as ``(node, score)`` pairs (criss_rag.ranked):
+"""Candidates pass from the retrievers to the fusion as ``(chunk id, score)`` pairs (criss_rag.ranked):
 the same hits, signals and trace as through ``retrieve`` and ``fuse``, with a ``NodeWithScore`` made
 only for what a later stage reads, and components with only the Protocol methods unchanged."""
 
@@ -15,7 +15,7 @@ import criss_rag.engine
 import criss_rag.types.stages
 from criss_rag.engine import Engine
 from criss_rag.indexing.ingestion import ingest
-from criss_rag.ranked import as_hits, fuse, ranked_pairs
+from criss_rag.ranked import Candidates
 from criss_rag.testing import FAKE_PIPELINE_YAML, pipeline_from_yaml, plugin_host
 from criss_rag.types import Hit, Query, StageTrace, Trace, scored, text_node
 from criss_rag_basic.fusion import ReciprocalRankFusion
@@ -50,32 +50,39 @@ def rrf(**params) -> ReciprocalRankFusion:
     return ReciprocalRankFusion(ReciprocalRankFusion.Params(**params), SimpleNamespace())  # reads no context
 
 
+class Docstore:
+    """The docstore the retrievers were loaded with (a stand-in: the nodes by id)."""
+
+    def get_node(self, node_id: str) -> object:
+        return NODES[node_id]
+
+
 @pytest.mark.parametrize("params", [{}, {"k": 10, "weights": {"faiss": 1.5}}, {"k": 1, "top_k": 2}])
-def test_rrf_over_pairs_is_rrf_over_the_retrievers_hits(params):
-    ranked = {  # "b" found by both; "c" twice by bm25 (it keeps the later score, as fuse's signals do)
-        "bm25": [(NODES["a"], 12.0), (NODES["b"], 9.0), (NODES["c"], 3.0), (NODES["c"], 2.0)],
-        "faiss": [(NODES["b"], 0.81), (NODES["d"], 0.64), (NODES["e"], 0.5)],
-    }
-    from_pairs = rrf(**params).fuse_pairs(Query("q"), ranked)
-    from_hits = rrf(**params).fuse(Query("q"), {label: as_hits(label, pairs) for label, pairs in ranked.items()})
-    assert [(h.node_id, h.score, h.signals) for h in from_pairs] == [(h.node_id, h.score, h.signals) for h in from_hits]
-    assert [list(h.signals) for h in from_pairs] == [list(h.signals) for h in from_hits]  # same order too
-    assert from_pairs == from_hits
+def test_rrf_over_ids_is_rrf_over_the_retrievers_hits(params):
+    candidates = Candidates(Docstore())
+    # "b" found by both; "c" twice by bm25 (it keeps the later score, as fuse's signals do)
+    candidates.ranked = {"bm25": [("a", 12.0), ("b", 9.0), ("c", 3.0), ("c", 2.0)],
+                         "faiss": [("b", 0.81), ("d", 0.64), ("e", 0.5)]}
+    from_ids = candidates.fuse(rrf(**params), Query("q"))
+    from_hits = rrf(**params).fuse(Query("q"), {label: candidates.hits(label) for label in candidates.ranked})
+    assert [(h.node_id, h.score, h.signals) for h in from_ids] == [(h.node_id, h.score, h.signals) for h in from_hits]
+    assert [list(h.signals) for h in from_ids] == [list(h.signals) for h in from_hits]  # same order too
+    assert from_ids == from_hits and from_ids[0].base_node is NODES[from_ids[0].node_id]
 
 
 class OnlyRetrieve:
-    """A third-party retriever with the Protocol's ``retrieve`` only."""
+    """A third-party retriever with the Protocol's ``retrieve`` only (its nodes need not be in the docstore)."""
 
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
-        return [scored(NODES["a"], 2.0), scored(NODES["b"], None)][:top_k]
+        return [scored(text_node("web", "found elsewhere"), 2.0), scored(NODES["b"], None)][:top_k]
 
 
 class BothMethods(OnlyRetrieve):
     def retrieve(self, query: Query, top_k: int) -> list[NodeWithScore]:
-        raise AssertionError("the engine asks for pairs when a retriever gives them")
+        raise AssertionError("the engine asks for ids when a retriever gives them")
 
-    def retrieve_pairs(self, query: Query, top_k: int) -> list[tuple[object, float]]:
-        return [(NODES["c"], 1.0)]
+    def retrieve_ids(self, query: Query, top_k: int) -> list[tuple[str, float]]:
+        return [("c", 1.0)]
 
 
 class OnlyFuse:
@@ -85,11 +92,15 @@ class OnlyFuse:
         return [h for hits in ranked.values() for h in hits]
 
 
-def test_components_without_the_pair_methods_get_and_give_what_they_always_did():
-    assert ranked_pairs(OnlyRetrieve(), Query("q"), 5) == [(NODES["a"], 2.0), (NODES["b"], 0.0)]
-    assert ranked_pairs(BothMethods(), Query("q"), 5) == [(NODES["c"], 1.0)]
-    hits = fuse(OnlyFuse(), Query("q"), {"words": [(NODES["a"], 2.0)], "dense": [(NODES["b"], 0.5)]})
-    assert hits == [Hit(scored(NODES["a"], 2.0), {"words": 2.0}), Hit(scored(NODES["b"], 0.5), {"dense": 0.5})]
+def test_components_without_the_id_methods_get_and_give_what_they_always_did():
+    candidates = Candidates(Docstore())
+    assert candidates.retrieve("words", OnlyRetrieve(), Query("q"), 5) == [("web", 2.0), ("b", 0.0)]
+    assert candidates.retrieve("dense", BothMethods(), Query("q"), 5) == [("c", 1.0)]
+    hits = candidates.fuse(OnlyFuse(), Query("q"))
+    assert [(h.node_id, h.score, h.signals) for h in hits] == [
+        ("web", 2.0, {"words": 2.0}), ("b", 0.0, {"words": 0.0}), ("c", 1.0, {"dense": 1.0})
+    ]
+    assert hits[0].text == "found elsewhere"  # a node the retriever returned, not looked up
 
 
 def test_a_stage_record_is_the_validated_one_and_writes_four_decimals():
