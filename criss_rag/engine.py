@@ -65,6 +65,7 @@ class Engine:
         self.retrievers = pipeline.many("retrievers", Retriever)
         for cc, retriever in self.retrievers:
             pipeline.call(cc.stage, cc.name, retriever.load, index_dir / "retrievers" / cc.label, docstore)
+        self.retriever_labels = ", ".join(cc.label for cc, _ in self.retrievers)
         self.language_scoped = any(cc.options["languages"] is not None for cc, _ in self.retrievers)
         self.cache = open_cache(pipeline, self.config_hash, manifest)  # None unless the config names one
         self.warmed_up: dict[str, float] = {}  # seconds per stage of warm_up(), once it ran
@@ -160,7 +161,7 @@ class Engine:
             query = self.pipeline.call(cc.stage, cc.name, transform.transform, query)
             add_stage(trace, StageTrace(stage=f"transform:{cc.label}", component=cc.name, n_in=0, n_out=0,
                                            ms=ms_since(started), notes={"retrieval_text": query.search_text}))
-        yield ProgressEvent("retrieving", ", ".join(cc.label for cc, _ in self.retrievers))
+        yield ProgressEvent("retrieving", self.retriever_labels)
         # once per question, and only for a pipeline with retrievers for some languages only
         language = detect_language(query.text) if self.language_scoped else ""
         hits = self._retrieve_once(query, trace, "", language)

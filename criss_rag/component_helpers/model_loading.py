@@ -73,6 +73,8 @@ def loading(model: str) -> Iterator[None]:
 
 def take_loads() -> list[ModelLoad]:
     """The loads this thread finished since the last call (and forget them)."""
-    pending = getattr(_local, "loads", None) or []
+    pending = getattr(_local, "loads", None)
+    if not pending:  # (the common case: called for every stage of every question)
+        return []
     _local.loads = []
     return pending
