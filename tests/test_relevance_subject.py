@@ -1,4 +1,4 @@
-"""What a question is about must be what its evidence is about (criss_rag.answering.relevance):
+"""What a question is about must be what its evidence is about (criss_rag.answering.subjects):
 the cancer it names, where that cancer spread, the species, and an inflammatory disease asked
 about for itself. Each of these shares words with cancer pages that are about something else."""
 
@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from llama_index.core.schema import NodeWithScore
 
-from criss_rag.answering.relevance import RelevanceCheck, RelevancePolicy, cancer_subjects, inflammations
+from criss_rag.answering.relevance import RelevanceCheck, RelevancePolicy
+from criss_rag.answering.subjects import cancer_subjects, inflammations
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import fake_plugin, pipeline_from_yaml
 from criss_rag.types import Context, Evidence, Hit, text_node

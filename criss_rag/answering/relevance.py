@@ -40,10 +40,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from criss_rag.answering.sentence_check import basic_terms
+from criss_rag.answering.subjects import SUBJECT, cancer_subjects, concepts_of, same_subject, subjects
 from criss_rag.language.chinese_script import simplified_chars
 from criss_rag.language.text import HAN, HANGUL, detect_language, split_sentences
-from criss_rag.lexicon.facets import Facets, extract, named_spans
-from criss_rag.lexicon.organs import EUPHEMISM
+from criss_rag.lexicon.facets import extract, named_spans
 from criss_rag.types import Context, Evidence, RelevanceVerdict, SentenceSupport
 
 Language = Literal["en", "ko", "ja", "zh"]
@@ -203,7 +203,7 @@ class RelevanceCheck:
         """Can the numbered evidence cover the question? (titles + the best few sentences)"""
         texts = [f"{self._meta_text(e)}\n{e.text}" for e in context.evidence]
         verdict = self._before(question, context, texts)
-        return _same_subject(question, texts, [self._meta_text(e) for e in context.evidence], verdict)
+        return same_subject(question, texts, [self._meta_text(e) for e in context.evidence], verdict)
 
     def _before(self, question: str, context: Context, texts: list[str]) -> RelevanceVerdict:
         if self.across_languages(question, context):
@@ -232,7 +232,7 @@ class RelevanceCheck:
                  for s in sentences if s.supported]
         texts = [text for s, cited in shown if cited for text in (s.text, *map(self._meta_text, cited))]
         verdict = self._after(question, shown, context, texts)
-        return _same_subject(question, texts, [self._meta_text(e) for _, cited in shown for e in cited], verdict)
+        return same_subject(question, texts, [self._meta_text(e) for _, cited in shown for e in cited], verdict)
 
     def _after(self, question: str, shown: list[tuple[SentenceSupport, list[Evidence]]], context: Context,
                texts: list[str]) -> RelevanceVerdict:
@@ -259,7 +259,7 @@ class RelevanceCheck:
             return set()
         named: set[str] = set()
         for text in texts:
-            named |= _concepts(extract(text))
+            named |= concepts_of(extract(text))
         return named
 
     def _about(self, evidence: Evidence) -> set[str]:
@@ -315,14 +315,14 @@ class RelevanceCheck:
         (the evidence, or the shown sentences and their sources); words it does not recognise cannot
         be shown covered, and a question whose point is all such words is not relevant."""
         question_facets = extract(question)
-        asked = _concepts(question_facets)
+        asked = concepts_of(question_facets)
         named: set[str] = set()
         for text in texts:
-            named |= _concepts(extract(text))
-        subject = {c for c in asked if c.startswith(_SUBJECT)}
+            named |= concepts_of(extract(text))
+        subject = {c for c in asked if c.startswith(SUBJECT)}
         words = [w for w, _ in self.question_words(question)]
         cancers = [c.lower() for c in question_facets.cancer]
-        unknown = [w for w in words if not _names_cancer(w.lower(), cancers) and not _concepts(extract(w))]
+        unknown = [w for w in words if not _names_cancer(w.lower(), cancers) and not concepts_of(extract(w))]
         hit = sorted(asked & named)
         focus = sorted(asked - subject) or unknown
         missing = sorted(asked - named) + [w for w in focus if w in unknown]
@@ -333,55 +333,6 @@ class RelevanceCheck:
             # a cancer named that the lexicon cannot place cannot be shown to be the evidence's cancer
             verdict.relevant, verdict.missing = False, [*verdict.missing, *unplaced]
         return verdict
-
-
-def _same_subject(question: str, texts: list[str], titles: list[str], verdict: RelevanceVerdict) -> RelevanceVerdict:
-    """Two subjects the words of a passage can share without being about them:
-
-    - an animal (a pet's tumour, 고양이, 犬, 宠物): relevant only to evidence that speaks of animals;
-      evidence on people does not answer for another species;
-    - an inflammatory disease named by its form (hepatitis, 위염, 膵炎, 胃炎) in a question that names
-      no cancer and no cancer treatment: relevant only to evidence whose title or section names it;
-      a cancer page that lists it among risk factors does not say how it is treated.
-    """
-    language = detect_language(question)
-    missing: list[str] = []
-    if _ANIMAL in extract(question).population and not any(_ANIMAL in extract(t).population for t in texts):
-        missing += [question[s:e] for s, e, c in named_spans(question, language) if c == f"population:{_ANIMAL}"] \
-            or [_ANIMAL]
-    facets = extract(question)
-    if not facets.cancer and not facets.treatment and not re.search(EUPHEMISM, question):
-        titles_text = simplified_chars(" ".join(titles)).lower()
-        missing += [d for d in inflammations(question) if _core(d) not in titles_text]
-    if not missing:
-        return verdict
-    return verdict.model_copy(update={"relevant": False,
-                                      "missing": [*verdict.missing, *(m for m in missing if m not in verdict.missing)]})
-
-
-def inflammations(text: str) -> list[str]:
-    """The inflammatory diseases ``text`` names by the form of their name: an English word in -itis,
-    a Korean noun in -염/-렴 (위염, 폐렴; not 감염, 오염, 전염: infection, pollution, contagion), a
-    Han word in -炎 (肝炎, 膵炎; not 炎症, inflammation itself)."""
-    return [m.group(0) for m in _INFLAMMATION.finditer(text)
-            if m.group(0) not in _NOT_INFLAMMATION]
-
-
-def _core(disease: str) -> str:
-    """What a title must contain to be about ``disease``: the English word, or the organ and the
-    inflammation of a CJK name (간염 of B형간염, 肝炎 of C型肝炎)."""
-    disease = simplified_chars(disease).lower()
-    return disease if disease.isascii() else disease[-2:]
-
-
-# a Korean noun ends the word or takes a particle (위염이랑; 염분 is salt)
-_INFLAMMATION = re.compile(r"\b[a-z]{3,}itis\b"
-                           r"|[가-힣]{1,5}[염렴](?=$|[^가-힣]|[이은는을를에으과와랑도만의인])|[一-龥]{1,5}炎(?!症)",
-                           re.IGNORECASE)
-_NOT_INFLAMMATION = {"감염", "오염", "전염"}
-
-
-_ANIMAL = "animal"
 
 
 def _terms_covered(terms: set[str], covered: set[str]) -> bool:
@@ -465,36 +416,6 @@ def _names_cancer(word: str, cancers: list[str]) -> bool:
     if word.isascii():
         return any(word in cancer.split() for cancer in cancers)
     return any(word in cancer or cancer in word for cancer in cancers)
-
-
-def cancer_subjects(question: str) -> set[str]:
-    """The sites and subtypes of the cancers a question names ("mouth cancer", 방광암, 白血病): what it
-    asks about, which the evidence must be about. A cancer named in general words (암, 癌, "a tumour
-    in the organ behind the stomach") places none here: the organ a question describes it by is not
-    the one it asks about."""
-    return set().union(*(subjects(name) for name in extract(question).cancer))
-
-
-def subjects(text: str) -> set[str]:
-    """The sites and subtypes ``text`` names, the rectum read as the large bowel it is part of (a
-    rectal cancer question is answered by pages on colorectal cancer)."""
-    return {_LARGE_BOWEL.get(c, c) for c in _concepts(extract(text)) if c.startswith(_SUBJECT)}
-
-
-_LARGE_BOWEL = {"site:rectum": "site:colon"}
-
-
-#: lexicon facets that name what a question is about (the cancer's site and subtype) rather than its point
-_SUBJECT = ("site:", "subtype:")
-_CONCEPT_FACETS = ("site", "subtype", "stage", "population", "line", "treatment", "test", "drug", "biomarker",
-                   "disease", "direction", "timing", "aspect")
-
-
-def _concepts(facets: Facets) -> set[str]:
-    """The language-neutral values of ``facets`` ("site:liver", "aspect:symptoms"); a biomarker by
-    its name alone (EGFR, whether a mutation or a status is named with it)."""
-    return {f"{name}:{value.split(':')[0] if name == 'biomarker' else value}"
-            for name in _CONCEPT_FACETS for value in getattr(facets, name)}
 
 
 def _builtin_terms(text: str) -> list[str]:
