@@ -222,7 +222,7 @@ class RelevanceCheck:
             covered |= sentences[gains.index(max(gains))]
         concepts = word_concepts(question, words)
         named = self._named(words, covered, texts, concepts)
-        about = set().union(*(self._about(e) for e in context.evidence))
+        about = frozenset().union(*(self._about(e) for e in context.evidence))
         return self._verdict(question, words, covered, "evidence", named, concepts, about)
 
     def after(self, question: str, sentences: Sequence[SentenceSupport], context: Context) -> RelevanceVerdict:
@@ -248,7 +248,7 @@ class RelevanceCheck:
                 covered |= meta | (said & (set(analyze(evidence.text)) | meta))
         concepts = word_concepts(question, words)
         named = self._named(words, covered, texts, concepts)
-        about = set().union(*(self._about(e) for _, cited in shown for e in cited))
+        about = frozenset().union(*(self._about(e) for _, cited in shown for e in cited))
         return self._verdict(question, words, covered, "answer", named, concepts, about)
 
     def _named(self, words: list[tuple[str, set[str]]], covered: set[str], texts: list[str],
@@ -262,7 +262,7 @@ class RelevanceCheck:
             named |= concepts_of(extract(text))
         return named
 
-    def _about(self, evidence: Evidence) -> set[str]:
+    def _about(self, evidence: Evidence) -> frozenset[str]:
         """What a passage is about: the sites and subtypes its title and section name, or, for a passage
         without either, those its text names."""
         return subjects(self._meta_text(evidence).strip() or evidence.text)
@@ -270,8 +270,8 @@ class RelevanceCheck:
     def _meta_text(self, evidence: Evidence) -> str:
         return " ".join(str(evidence.hit.metadata.get(f) or "") for f in _META_FIELDS)
 
-    def _verdict(self, question: str, words: list[tuple[str, set[str]]], covered: set[str],
-                 checked: str, named: set[str], concepts: dict[str, set[str]], about: set[str]) -> RelevanceVerdict:
+    def _verdict(self, question: str, words: list[tuple[str, set[str]]], covered: set[str], checked: str,
+                 named: set[str], concepts: dict[str, set[str]], about: frozenset[str]) -> RelevanceVerdict:
         # a word is covered by its terms, or by a concept of the shared lexicon it names that the
         # evidence names too, in any words or language (허파/폐 aside: 第三期 by "stage III", 钼靶 by
         # "mammography", 可切除 by "surgery")
@@ -282,8 +282,6 @@ class RelevanceCheck:
         missing = [w for w, terms in words if not is_covered(w, terms)]
         focus = self._focus(question, words)
         asked = cancer_subjects(question)
-        if asked and "metastatic" in extract(question).disease:
-            asked |= subjects(question)  # where it spread (대장암이 간으로 번진) is asked about too
         if asked and not asked & about:
             # the words of the cancer's name may be said (the mouth of "mouth sores"); the evidence is
             # about another cancer

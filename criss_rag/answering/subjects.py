@@ -8,6 +8,7 @@ does not say when to start antivirals).
 
 from __future__ import annotations
 
+import functools
 import re
 
 from criss_rag.language.chinese_script import simplified_chars
@@ -30,17 +31,24 @@ def concepts_of(facets: Facets) -> set[str]:
 
 
 def cancer_subjects(question: str) -> set[str]:
-    """The sites and subtypes of the cancers a question names ("mouth cancer", 방광암, 白血病): what it
-    asks about, which the evidence must be about. A cancer named in general words (암, 癌, "a tumour
-    in the organ behind the stomach") places none here: the organ a question describes it by is not
-    the one it asks about."""
-    return set().union(*(subjects(name) for name in extract(question).cancer))
+    """The sites and subtypes of the cancers a question names ("mouth cancer", 방광암, 白血病), and,
+    when it says the cancer spread, every site it names (대장암이 간으로 번진: the liver too): what
+    it asks about, which the evidence must be about. A cancer named in general words (암, 癌, "a
+    tumour in the organ behind the stomach") places none here: the organ a question describes it by
+    is not the one it asks about."""
+    facets = extract(question)
+    asked = set().union(*(subjects(name) for name in facets.cancer))
+    if asked and "metastatic" in facets.disease:
+        asked |= subjects(question)
+    return asked
 
 
-def subjects(text: str) -> set[str]:
+@functools.lru_cache(maxsize=4096)
+def subjects(text: str) -> frozenset[str]:
     """The sites and subtypes ``text`` names, the rectum read as the large bowel it is part of (a
-    rectal cancer question is answered by pages on colorectal cancer)."""
-    return {_LARGE_BOWEL.get(c, c) for c in concepts_of(extract(text)) if c.startswith(SUBJECT)}
+    rectal cancer question is answered by pages on colorectal cancer). Remembered per text: the same
+    passage titles are read for every question they answer."""
+    return frozenset(_LARGE_BOWEL.get(c, c) for c in concepts_of(extract(text)) if c.startswith(SUBJECT))
 
 
 _LARGE_BOWEL = {"site:rectum": "site:colon"}
