@@ -64,8 +64,5 @@ class Candidates:
         if not callable(by_id):
             return fusion.fuse(query, {label: self.hits(label) for label in self.ranked})
         fused: Fused = by_id(query, self.ranked)
-        if self._nodes:
-            node = self.node
-            return [Hit.of(node(node_id), score, signals) for node_id, score, signals in fused]
-        get_node = self._docstore.get_node  # every candidate came by id: the docstore has them all
-        return [Hit.of(get_node(node_id), score, signals) for node_id, score, signals in fused]
+        node = self.node
+        return [Hit.of(node(node_id), score, signals) for node_id, score, signals in fused]

@@ -17,8 +17,7 @@ def ms_since(started: float) -> float:
 def stage_trace(stage: str, component: str, n_in: int, hits: list[Hit], started: float,
                 notes: dict | None = None) -> StageTrace:
     """The trace record of a step that took ``n_in`` candidates and kept ``hits``."""
-    return StageTrace.record(stage, component, n_in, len(hits), ms_since(started), [h.score for h in hits[:5]],
-                             notes or {})
+    return scores_trace(stage, component, n_in, len(hits), [h.score for h in hits[:5]], started, notes)
 
 
 def scores_trace(stage: str, component: str, n_in: int, n_out: int, top: list[float], started: float,
