@@ -213,6 +213,28 @@ def test_a_question_about_a_cancer_the_corpus_lacks_is_refused(engine, question)
     assert answer.trace.stage("generate") is None
 
 
+@pytest.mark.parametrize("question", [
+    "소변에서 피가 보이는데 방광암인가요?",  # bladder cancer: the corpus's pages on blood in the stool
+    "うちの犬に肝臓の腫瘍が見つかりました。手術はできますか？",  # a dog
+    "我家狗狗得了乳腺肿瘤，能做化疗吗？",  # a dog
+    "My cat has a lump near her breast. Can cats have breast cancer surgery?",
+    "慢性胃炎要怎么治疗？",  # gastritis, asked about for itself
+])
+def test_a_question_about_another_subject_than_the_evidence_s_is_refused(engine, question):
+    """Through the real pipeline (e5, the example corpus): each shares words with a page about a
+    cancer the corpus covers, and each was answered from it before the subject rules
+    (criss_rag.answering.subjects; checked on 010cea1)."""
+    answer = engine.ask(question)
+    assert answer.refused and answer.citations == [], (answer.refusal_reason, answer.text)
+
+
+def test_a_question_about_a_cancer_that_spread_stays_answered(engine):
+    """The subject rules do not refuse a question about a covered cancer and the organ it spread to
+    (answered before them as after; the unit test of the spread rule is in test_relevance_subject)."""
+    answer = engine.ask("大腸がんが肝臓に広がった場合、肝臓の手術はできますか？")
+    assert not answer.refused, (answer.refusal_reason, answer.refusal_detail)
+
+
 def test_the_dense_retriever_serves_every_language(engine):
     for question in (
         "肺がんの症状は何ですか？",
