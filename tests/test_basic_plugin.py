@@ -971,6 +971,23 @@ def test_question_without_shared_terms_quotes_the_top_lead(generator):
     assert pairs == [("Jaundice is a common early sign of pancreatic cancer.", 1)]
 
 
+def test_the_answer_is_quoted_from_the_language_of_the_best_ranked_passage(generator):
+    """A Korean question whose ranking put an English staging page above the Korean overview (its
+    language has no staging page) is answered from the English page, not from the Korean page's words."""
+    hits = [
+        hit("liver-staging-en#s0", "Liver cancer is staged from I to IV by the size of the tumour and its spread.",
+            doc_id="liver-staging-en", title="Liver cancer: staging", lang="en"),
+        hit("liver-overview-ko#s0", "간암은 간에 생기는 암입니다. 간암은 간 기능을 떨어뜨릴 수 있습니다.",
+            doc_id="liver-overview-ko", title="간암: 개요", lang="ko"),
+    ]
+    context = NumberedContext(NumberedContext.Params(), None).build(Query("q"), hits)
+    _, body = generator.generate(Query("간암은 몇 기까지 있나요?"), context).text.split("\n", 1)
+    assert "[1]" in body and "[2]" not in body and "간암은" not in body
+    korean_first = NumberedContext(NumberedContext.Params(), None).build(Query("q"), hits[::-1])
+    text = generator.generate(Query("간암은 몇 기까지 있나요?"), korean_first).text
+    assert "간암은" in text and "staged" not in text
+
+
 def test_empty_context_gives_empty_text(generator):
     generation = generator.generate(Query("What is cancer?"), Context((), ""))
     assert generation.text == "" and "no LLM" in generation.model

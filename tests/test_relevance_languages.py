@@ -196,3 +196,21 @@ def test_a_cancer_named_by_its_tissue_is_placed_in_every_language():
     liver = context("The prognosis of liver cancer depends on the stage and how well the liver works.")
     other = check.before("털세포 백혈병의 예후는 어떤가요?", liver)
     assert not other.relevant and "subtype:leukemia" in other.missing, other
+
+
+def test_an_answer_quoted_from_another_language_only_is_checked_across_languages():
+    """A mixed context (an English staging page first, a Korean overview after): the answer quoted
+    from the English page alone is checked through the lexicon, not by Korean words it cannot share."""
+    from criss_rag.types import SentenceSupport
+
+    check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None))
+    mixed = context("Stomach cancer is diagnosed with an upper endoscopy and a biopsy.", "위암은 위에 생기는 암입니다.")
+    english = SentenceSupport(text="Stomach cancer is diagnosed with an upper endoscopy and a biopsy.", cited=[1],
+                              supported=True, evidence=1)
+    diagnosis = check.after("위암 진단은 어떻게 하나요?", [english], mixed)
+    assert diagnosis.relevant and "across languages" in diagnosis.checked, diagnosis
+    # deny by default: a point the lexicon cannot read is not covered by an English quote
+    contagious = check.after("위암은 옮나요?", [english], mixed)
+    assert not contagious.relevant and "across languages" in contagious.checked, contagious
+    korean = SentenceSupport(text="위암은 위에 생기는 암입니다.", cited=[2], supported=True, evidence=2)
+    assert check.after("위암 진단은 어떻게 하나요?", [korean], mixed).checked == "answer"  # compared by words

@@ -194,10 +194,11 @@ class RelevanceCheck:
         cancers = [c.lower() for c in extract(question).cancer]
         return [w for w, _ in words if not _names_cancer(w.lower(), cancers)]
 
-    def across_languages(self, question: str, context: Context) -> bool:
+    def across_languages(self, question: str, context: Context | Sequence[Evidence]) -> bool:
         """True when no evidence is in the question's language (words cannot be compared)."""
+        evidence = context.evidence if isinstance(context, Context) else context
         language = detect_language(question)
-        return bool(context.evidence) and all(detect_language(e.text) != language for e in context.evidence)
+        return bool(evidence) and all(detect_language(e.text) != language for e in evidence)
 
     def before(self, question: str, context: Context) -> RelevanceVerdict:
         """Can the numbered evidence cover the question? (titles + the best few sentences)"""
@@ -236,7 +237,9 @@ class RelevanceCheck:
 
     def _after(self, question: str, shown: list[tuple[SentenceSupport, list[Evidence]]], context: Context,
                texts: list[str]) -> RelevanceVerdict:
-        if self.across_languages(question, context):
+        # an answer quoted from passages in another language only (a Korean question answered from the
+        # English staging page, its language having none) is checked as one, whatever else the context held
+        if self.across_languages(question, [e for _, cited in shown for e in cited] or context.evidence):
             return self._concept_verdict(question, texts, "answer")
         analyze = self._terms_for(question)
         words = self.question_words(question)

@@ -1,8 +1,9 @@
 """The extractive generator: quotes the evidence sentences that best match the question.
 
 It is not a language model and says so: every answer opens with a notice that the text is
-extracted, and every sentence carries the ``[n]`` of the passage it was copied from. When the quoted
-passages are in another language than the question, the notice says which.
+extracted, and every sentence carries the ``[n]`` of the passage it was copied from. It quotes the
+passages in the language of the best-ranked one; when that is another language than the question's,
+the notice says which.
 """
 
 from __future__ import annotations
@@ -76,7 +77,11 @@ class ExtractiveGenerator:
         titles: set[str] = set()
         sections: set[str] = set()
         units: dict[int, list[str]] = {}  # each passage's sentences and list items, in order
-        for evidence in context.evidence:
+        # quoted from the passages in the language of the best-ranked one: a Korean question whose
+        # ranking put an English staging page above the Korean overview (its language has no staging
+        # page) is answered from that page, not from the Korean one's shared words
+        lead = hit_language(context.evidence[0].hit) if context.evidence else ""
+        for evidence in (e for e in context.evidence if hit_language(e.hit) == lead):
             meta = evidence.hit.metadata
             title = set(self.analyzer.analyze(str(meta.get("title") or "")))
             heading = set(self.analyzer.analyze(str(meta.get("heading") or "")))

@@ -3,6 +3,8 @@ written in another language than the question (a Korean question answered from E
 
 from __future__ import annotations
 
+from typing import Any
+
 from criss_rag.plugin_utils import detect_language, message_for
 from criss_rag.types import Hit
 
@@ -27,11 +29,16 @@ _NOTES = {
 
 def hit_language(hit: Hit) -> str:
     """``en``, ``ko``, ``ja`` or ``zh``: the passage's language field if it has one, else its script."""
+    return node_language(hit.metadata, hit.text)
+
+
+def node_language(metadata: dict[str, Any], text: str) -> str:
+    """:func:`hit_language` of a passage given as its metadata and text."""
     for field in LANGUAGE_FIELDS:
-        value = str(hit.metadata.get(field) or "").lower()[:2]
+        value = str(metadata.get(field) or "").lower()[:2]
         if value in _NAMES:
             return value
-    return detect_language(f"{hit.metadata.get('title', '')}\n{hit.text[:400]}")
+    return detect_language(f"{metadata.get('title', '')}\n{text[:400]}")
 
 
 def evidence_language_note(question_language: str, evidence_languages: list[str], question: str = "") -> str:

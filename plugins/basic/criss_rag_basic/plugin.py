@@ -54,6 +54,7 @@ def register_rerankers(register):
     register("truncate", "criss_rag_basic.rerankers:Truncate")
     register("metadata-boost", "criss_rag_basic.rerankers:MetadataBoost")
     register("language-match", "criss_rag_basic.language_match:LanguageMatch")
+    register("pivot-language", "criss_rag_basic.pivot_language:PivotLanguage")
 
 
 @hookimpl
