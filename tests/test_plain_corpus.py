@@ -1,6 +1,7 @@
 """The shipped default pipeline on a corpus without the metadata its intent reranker reads (no
-`section`, no `menu_name`: a crawled site, a Q&A export, a user's own JSONL): it ingests and answers,
-with one warning in the ingest report and the trace; `on_missing_field: error` still stops."""
+`section`, no `menu_name`: a crawled site, a Q&A export, a user's own JSONL) and without the page
+keys `pivot-language` reads (`cancer_id`, `menu_id`): it ingests and answers, with one warning per
+component in the ingest report and the trace; `on_missing_field: error` still stops."""
 
 from __future__ import annotations
 
@@ -38,14 +39,16 @@ def test_default_pipeline_ingests_and_answers_a_corpus_without_section_metadata(
     pipeline = plain_pipeline(tmp_path)
     report = ingest(pipeline)
     assert report.documents == 2
-    assert len(report.warnings) == 1
-    warning = report.warnings[0]
+    assert len(report.warnings) == 2
+    warning, pivot = report.warnings
     assert "intent-boost" in warning and "'section' or 'menu_name'" in warning and "boosts nothing" in warning
-    assert report.summary().count("intent-boost") == 1
+    assert "pivot-language" in pivot and "cancer_id, menu_id" in pivot and "moves nothing" in pivot
+    assert report.summary().count("intent-boost") == 1 and report.summary().count("pivot-language") == 1
     answer = Engine.open(pipeline).ask("What side effects does chemotherapy have?")
     assert not answer.refused, answer.refusal_detail
     assert answer.citations[0].doc_id == "chemo-side-effects"
     assert answer.trace.stage("reranker:section-intent").notes["corpus_warning"] == warning.split(": ", 1)[1]
+    assert answer.trace.stage("reranker:pivot-language").notes["corpus_warning"] == pivot.split(": ", 1)[1]
 
 
 def test_on_missing_field_error_still_stops_the_ingest(tmp_path):
