@@ -36,6 +36,7 @@ EXAMPLES: dict[str, dict[str, typing.Any]] = {
     "filter:fake-drop-doc": {"doc_id": "liver"},
     "reranker:metadata-boost": {"field": "section", "otherwise": "information", "cues": {"treatment": ["treat"]}},
     "reranker:llm": {"llm": "judge"},
+    "reranker:pivot-language": {"pivot": "en", "group_by": ["cancer_id", "menu_id"]},
     "reranker:cross-encoder": {"model_path": "models/cross-encoder"},
     "query_transform:llm-keywords": {"llm": "kw"},
     "hop_policy:llm-judge": {"llm": "judge"},

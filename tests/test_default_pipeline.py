@@ -44,6 +44,7 @@ STAGES = [
     "reranker:section-intent",
     "reranker:cancer-type-boost",
     "reranker:language-match",
+    "reranker:pivot-language",
     "refusal",
     "context",
     "relevance:evidence",
@@ -268,7 +269,7 @@ def test_most_korean_and_japanese_paraphrases_are_answered(engine):
 
 @pytest.mark.parametrize("lang", ["ko", "ja"])
 def test_the_right_document_ranks_first_for_most_dev_questions(engine, lang):
-    """docs/benchmarks.md: hit@1 0.972 on both dev sets (35 of 36), every gold document in the top 3."""
+    """docs/benchmarks.md: hit@1 0.917 on both dev sets (33 of 36), every gold document in the top 3."""
     from criss_rag.evaluation.retrieval import rank_documents
 
     questions = read_jsonl(EXAMPLES / "eval" / f"{lang}_dev.jsonl")
@@ -276,15 +277,20 @@ def test_the_right_document_ranks_first_for_most_dev_questions(engine, lang):
     for question in questions:
         doc_ids, _ = rank_documents(engine, question["question"])
         ranks.append(doc_ids.index(question["gold_doc_ids"][0]) + 1 if question["gold_doc_ids"][0] in doc_ids else 99)
-    assert sum(r == 1 for r in ranks) / len(ranks) >= 0.94, ranks
+    # 0.94 before pivot-language; its cost on sets whose gold is always in the question's language is
+    # 33 of 36 here (docs/benchmarks.md, "Pages in one language only")
+    assert sum(r == 1 for r in ranks) / len(ranks) >= 0.9, ranks
     assert max(ranks) <= 3, ranks
 
 
 @pytest.mark.parametrize("question", CJK_OUT_OF_SCOPE, ids=lambda q: q["qid"])
 def test_korean_and_japanese_questions_about_other_things_are_refused(engine, question):
     answer = engine.ask(question["question"])
-    assert answer.refused and answer.refusal_reason == "weak_evidence", answer.text
-    assert "faiss" in answer.refusal_detail
+    # by the evidence threshold, or (an English page pivot-language put first scoring above it) by the
+    # relevance check, which cannot show the English page covers the question's point
+    assert answer.refused and answer.refusal_reason in {"weak_evidence", "off_topic_evidence"}, answer.text
+    if answer.refusal_reason == "weak_evidence":
+        assert "faiss" in answer.refusal_detail
 
 
 def test_reloaded_index_gives_identical_results(pipeline, engine):
