@@ -133,3 +133,15 @@ def test_a_corpus_without_the_group_keys_is_an_error_that_names_them_or_a_warnin
     assert "moves nothing" in (lenient.check_corpus(bare) or "")
     before = [Hit.of(bare[0], 1.0, {})]
     assert lenient.rerank(Query(text="간암은 몇 기까지 있나요?"), before) == before
+
+
+def test_a_question_no_candidate_passes_the_refusal_threshold_for_is_left_to_the_refusal_policy():
+    """The English page would be judged by a lower cross-lingual threshold: it must not lift a question
+    whose own-language candidates score below the threshold the refusal policy applies to them."""
+    component, _ = reranker(min_best_signal=0.9)  # the Korean candidates' best faiss cosine is 0.88
+    before = korean_overview_first()
+    assert component.rerank(Query(text="간암은 몇 기까지 있나요?"), before) == before
+    component, _ = reranker(min_best_signal=0.85)
+    assert component.rerank(Query(text="간암은 몇 기까지 있나요?"), before)[0].doc_id == "1-staging-en"
+    with pytest.raises(ValueError, match="set `score_signal`"):
+        PivotLanguage.Params(pivot="en", group_by=["cancer_id"], min_best_signal=0.9)

@@ -18,8 +18,10 @@ a page is identified across its language versions by ``group_by`` (the example c
 versions of the topic's pages against the question (the pipeline's embedding, whose vectors the
 index already cached). When the best page has no version in the question's language and scores at
 least ``margin`` above every page that has one, that page's passages go first; otherwise the
-ranking is left as it is. A ranking whose first passage an earlier reranker put there on purpose
-(``yield_to``: the section the question names, read by ``intent-boost``) is left as it is too.
+ranking is left as it is. It is also left as it is when an earlier reranker put the first passage
+there on purpose (``yield_to``: the section the question names, read by ``intent-boost``), and, with
+``min_best_signal``, when no candidate reaches the refusal threshold: a page in another language,
+judged by a lower cross-lingual threshold, never lifts a question past the refusal policy.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError
@@ -79,12 +81,24 @@ class PivotLanguage:
             "not among the candidates is added with its cosine under this name, so refusal policies read it; "
             "without it only candidates already found are moved",
         )
+        min_best_signal: float | None = Field(
+            None,
+            description="act only when the best `score_signal` among the candidates reaches this (the refusal "
+            "policy's threshold for the question's language): a question the candidates do not pass that threshold "
+            "for is not given a page in another language that a lower cross-lingual threshold would pass",
+        )
         signal: str = Field("pivot-language", min_length=1, description="signal name the move is recorded under",
                             json_schema_extra=DECLARES_SIGNAL)
         on_missing_field: Literal["error", "warn"] = Field(
             "error",
             description="a corpus without the group_by keys or a pivot-language page: stop, or warn and do nothing",
         )
+
+        @model_validator(mode="after")
+        def check_pair(self) -> PivotLanguage.Params:
+            if self.min_best_signal is not None and self.score_signal is None:
+                raise ValueError("`min_best_signal` tests the `score_signal` score: set `score_signal` (e.g. faiss)")
+            return self
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
@@ -120,6 +134,9 @@ class PivotLanguage:
         language = detect_language(query.text)
         if not hits or language == p.pivot or any(hits[0].signals.get(s, 1.0) > 1.0 for s in p.yield_to):
             return hits
+        best_signal = max((h.signals.get(str(p.score_signal), float("-inf")) for h in hits), default=float("-inf"))
+        if p.min_best_signal is not None and best_signal < p.min_best_signal:
+            return hits  # left for the refusal policy to refuse, as it would have
         first = _key(hits[0].metadata, p.group_by)
         pages = self.pages.get(_key(hits[0].metadata, p.topic_by) or (), {})
         if first is None or not pages or language not in self.languages_of.get(first, set()):
