@@ -177,7 +177,7 @@ class PivotLanguage:
             hit = found.get(node.node_id)
             if hit is None and p.score_signal is None:
                 continue
-            signals = dict(hit.signals) if hit is not None else {p.score_signal: cosine[node.node_id]}
+            signals = dict(hit.signals) if hit is not None else {str(p.score_signal): cosine[node.node_id]}
             signals[p.signal] = 1.0
             moved.append(Hit.of(node, top * (1.0 + 1e-3 * (len(page.nodes) - rank)) + 1e-9, signals))
         if not moved:
