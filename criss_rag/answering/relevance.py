@@ -194,9 +194,8 @@ class RelevanceCheck:
         cancers = [c.lower() for c in extract(question).cancer]
         return [w for w, _ in words if not _names_cancer(w.lower(), cancers)]
 
-    def across_languages(self, question: str, context: Context | Sequence[Evidence]) -> bool:
-        """True when no evidence is in the question's language (words cannot be compared)."""
-        evidence = context.evidence if isinstance(context, Context) else context
+    def across_languages(self, question: str, evidence: Sequence[Evidence]) -> bool:
+        """True when none of ``evidence`` is in the question's language (words cannot be compared)."""
         language = detect_language(question)
         return bool(evidence) and all(detect_language(e.text) != language for e in evidence)
 
@@ -207,7 +206,7 @@ class RelevanceCheck:
         return same_subject(question, texts, [self._meta_text(e) for e in context.evidence], verdict)
 
     def _before(self, question: str, context: Context, texts: list[str]) -> RelevanceVerdict:
-        if self.across_languages(question, context):
+        if self.across_languages(question, context.evidence):
             return self._concept_verdict(question, texts, "evidence")
         analyze = self._terms_for(question)
         words = self.question_words(question)

@@ -41,14 +41,6 @@ from criss_rag_basic.languages import node_language
 Key = tuple[str, ...]
 
 
-class _Page:
-    """One pivot-language page: its group, and its passages (nodes) in the order they came."""
-
-    def __init__(self, group: Key) -> None:
-        self.group = group
-        self.nodes: list[Any] = []
-
-
 class PivotLanguage:
     """Puts first the pivot-language page a question asks about when its language has no version of it."""
 
@@ -103,7 +95,7 @@ class PivotLanguage:
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
         self.ctx = ctx
-        self.pages: dict[Key, dict[Key, _Page]] = {}  # topic -> group -> pivot page
+        self.pages: dict[Key, dict[Key, list[Any]]] = {}  # topic -> group -> the pivot page's passages
         self.languages_of: dict[Key, set[str]] = {}  # group -> languages it has a version in
         self.vectors: dict[str, np.ndarray] = {}  # node id -> unit vector (read on first use)
 
@@ -119,7 +111,7 @@ class PivotLanguage:
             self.languages_of.setdefault(group, set()).add(language)
             if language == p.pivot:
                 topic = _key(metadata, p.topic_by) or ()
-                self.pages.setdefault(topic, {}).setdefault(group, _Page(group)).nodes.append(node)
+                self.pages.setdefault(topic, {}).setdefault(group, []).append(node)
         if self.pages:
             return None
         problem = (f"reranker 'pivot-language': no chunk of the corpus has all of the metadata keys "
@@ -134,17 +126,15 @@ class PivotLanguage:
         language = detect_language(query.text)
         if not hits or language == p.pivot or any(hits[0].signals.get(s, 1.0) > 1.0 for s in p.yield_to):
             return hits
-        best_signal = max((h.signals.get(str(p.score_signal), float("-inf")) for h in hits), default=float("-inf"))
-        if p.min_best_signal is not None and best_signal < p.min_best_signal:
+        if p.min_best_signal is not None and max(
+                h.signals.get(str(p.score_signal), float("-inf")) for h in hits) < p.min_best_signal:
             return hits  # left for the refusal policy to refuse, as it would have
         first = _key(hits[0].metadata, p.group_by)
         pages = self.pages.get(_key(hits[0].metadata, p.topic_by) or (), {})
         if first is None or not pages or language not in self.languages_of.get(first, set()):
             return hits  # not a page of the corpus's structure, or already a page its language lacks
-        if not any(language in self.languages_of.get(g, set()) for g in self.languages_of):
-            return hits  # nothing in the question's language at all: the ranking is already cross-lingual
         cosine = self._cosines(query, pages)
-        best = {g: max(cosine[n.node_id] for n in page.nodes) for g, page in pages.items()}
+        best = {g: max(cosine[n.node_id] for n in nodes) for g, nodes in pages.items()}
         lacking = [g for g in best if language not in self.languages_of[g]]
         having = [best[g] for g in best if language in self.languages_of[g]]
         if not lacking:
@@ -154,8 +144,8 @@ class PivotLanguage:
             return hits
         return self._move_first(pages[chosen], cosine, hits)
 
-    def _cosines(self, query: Query, pages: dict[Key, _Page]) -> dict[str, float]:
-        nodes = [n for page in pages.values() for n in page.nodes]
+    def _cosines(self, query: Query, pages: dict[Key, list[Any]]) -> dict[str, float]:
+        nodes = [n for passages in pages.values() for n in passages]
         missing = [n for n in nodes if n.node_id not in self.vectors]
         if missing:  # the same texts the dense retriever embedded: read from the embedding cache
             from llama_index.core.schema import MetadataMode
@@ -168,18 +158,18 @@ class PivotLanguage:
         question = question / max(float(np.linalg.norm(question)), 1e-12)
         return {n.node_id: float(self.vectors[n.node_id] @ question) for n in nodes}
 
-    def _move_first(self, page: _Page, cosine: dict[str, float], hits: list[Hit]) -> list[Hit]:
+    def _move_first(self, page: list[Any], cosine: dict[str, float], hits: list[Hit]) -> list[Hit]:
         p = self.params
         found = {h.node_id: h for h in hits}
         top = max(hits[0].score, 0.0)
         moved: list[Hit] = []
-        for rank, node in enumerate(sorted(page.nodes, key=lambda n: -cosine[n.node_id])):
+        for rank, node in enumerate(sorted(page, key=lambda n: -cosine[n.node_id])):
             hit = found.get(node.node_id)
             if hit is None and p.score_signal is None:
                 continue
             signals = dict(hit.signals) if hit is not None else {str(p.score_signal): cosine[node.node_id]}
             signals[p.signal] = 1.0
-            moved.append(Hit.of(node, top * (1.0 + 1e-3 * (len(page.nodes) - rank)) + 1e-9, signals))
+            moved.append(Hit.of(node, top * (1.0 + 1e-3 * (len(page) - rank)) + 1e-9, signals))
         if not moved:
             return hits
         ids = {h.node_id for h in moved}
