@@ -25,12 +25,12 @@ def test_a_per_language_mapping_names_every_language():
         RelevancePolicy(min_coverage={"en": 1.5, "ko": 0.4, "ja": 0.4, "zh": 0.4})
 
 
-def test_evidence_in_another_language_is_compared_through_the_lexicon():
-    check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None))
+def test_evidence_in_another_language_is_compared_through_the_lexicon(kiwi_check):
+    check = kiwi_check  # Korean read as the default pipeline reads it (무엇인가요 is no content word)
     evidence = context("Signs and symptoms of lung cancer include a cough that does not go away and chest pain.")
     symptoms = check.before("폐암의 증상은 무엇인가요?", evidence)  # lung cancer + symptoms: both named
     assert symptoms.relevant and "across languages" in symptoms.checked, symptoms
-    assert symptoms.covered == ["aspect:symptoms", "site:lung"]
+    assert symptoms.covered == ["site:lung", "증상은"]  # the cancer, then the point's words
     other_site = check.before("간암의 증상은 무엇인가요?", evidence)  # liver cancer: the evidence is about the lung
     assert not other_site.relevant and "site:liver" in other_site.missing, other_site
     same_language = check.before("면도기를 같이 쓰면 암이 옮나요?", context("간암은 간에 생기는 암입니다."))
@@ -179,7 +179,34 @@ def test_the_cancer_a_question_names_must_be_the_evidence_s_cancer():
     assert not unplaced.relevant and "across languages" in unplaced.checked, unplaced
 
 
-def test_a_cancer_named_by_its_tissue_is_placed_in_every_language():
+@pytest.fixture(scope="module")
+def kiwi_check():
+    """The relevance check reading Korean with kiwi, as the default pipeline does."""
+    from pathlib import Path
+
+    from criss_rag.pipeline import Pipeline
+    from criss_rag.plugins import PluginHost
+
+    pipeline = Pipeline.from_file(
+        Path(__file__).resolve().parents[1] / "examples" / "default.yaml", PluginHost(strict=True)
+    )
+    analyzer = pipeline.analyzer({"name": "kiwi"}, requested_by="generator")
+    return RelevanceCheck(RelevancePolicy(min_coverage=0.5), analyzer.analyze)
+
+
+def test_across_languages_words_the_lexicon_cannot_read_are_part_of_the_point(kiwi_check):
+    """Deny by default: English evidence on prostate surgery does not answer what robotic surgery
+    costs; the cost is a word the lexicon cannot read, so it is never shown covered."""
+    evidence = context("Radical prostatectomy is surgery to remove the prostate and the tissue around it.")
+    how = kiwi_check.before("전립선암 수술은 어떻게 하나요?", evidence)
+    assert how.relevant and "across languages" in how.checked, how
+    cost = kiwi_check.before("전립선암 수술 비용은 얼마인가요?", evidence)
+    assert not cost.relevant and "비용은" in cost.missing and "비용은" in cost.focus, cost
+    # one word counts once, whatever it names (수술: surgery, and treatment)
+    assert cost.covered == ["site:prostate", "수술"], cost
+
+
+def test_a_cancer_named_by_its_tissue_is_placed_in_every_language(kiwi_check):
     """Leukaemias, lymphomas, sarcomas, myelomas, melanomas, mesotheliomas and gliomas arise in a
     tissue, not an organ: the lexicon names each family alike in every language, so a question about
     one can be shown to be about English evidence on it, and not about evidence on another cancer."""
@@ -189,7 +216,7 @@ def test_a_cancer_named_by_its_tissue_is_placed_in_every_language():
         assert "leukemia" in extract(text).subtype, text
     for text in ("rhabdomyosarcoma", "횡문근육종", "横紋筋肉腫とは", "横纹肌肉瘤"):
         assert "sarcoma" in extract(text).subtype, text
-    check = RelevanceCheck(RelevancePolicy(min_coverage=0.5, analyzer=None))
+    check = kiwi_check  # Korean read as the default pipeline reads it (어떤가요 is no content word)
     leukemia = context("The prognosis of hairy cell leukemia depends on the blood counts and the spleen.")
     placed = check.before("털세포 백혈병의 예후는 어떤가요?", leukemia)
     assert placed.relevant and "subtype:leukemia" in placed.covered, placed

@@ -319,19 +319,36 @@ class RelevanceCheck:
         named: set[str] = set()
         for text in texts:
             named |= concepts_of(extract(text))
-        subject = {c for c in asked if c.startswith(SUBJECT)}
-        words = [w for w, _ in self.question_words(question)]
+        subject = sorted(c for c in asked if c.startswith(SUBJECT))
+        question_words = self.question_words(question)
+        words = [w for w, _ in question_words]
         cancers = [c.lower() for c in question_facets.cancer]
-        unknown = [w for w in words if not _names_cancer(w.lower(), cancers) and not concepts_of(extract(w))]
-        hit = sorted(asked & named)
-        focus = sorted(asked - subject) or unknown
-        missing = sorted(asked - named) + [w for w in focus if w in unknown]
+        in_spans = word_concepts(question, question_words)  # "4" and "기" of 4기 are stage IV
+        # the point is the question's other words, each counted once (수술 names surgery and treatment:
+        # one word), covered when the evidence names a concept of it; a word the lexicon cannot read is
+        # never shown covered (deny by default: the cost of "what does robotic prostate surgery cost?",
+        # the time left of "stage IV: how long?"; evidence on the cancer and its surgery answers neither)
+        point: dict[str, set[str]] = {}
+        for word in words:
+            concepts = concepts_of(extract(word)) | in_spans.get(word, set())
+            if not _names_cancer(word.lower(), cancers) and not (concepts and concepts in point.values()):
+                point[word] = concepts  # the words of one phrase (4 and 기 of 4기) count once
+        unattached = sorted(set(asked) - set(subject) - set().union(*point.values()))
+        focus = [*point, *unattached]
+        hit = [c for c in subject if c in named] + [w for w, c in point.items() if c & named] \
+            + [c for c in unattached if c in named]
+        missing = [c for c in subject if c not in named] + [w for w, c in point.items() if not c & named] \
+            + [c for c in unattached if c not in named]
         verdict = self._decide(question, hit, missing, focus, f"{checked} (across languages, by the lexicon)")
         if not asked:  # nothing the lexicon knows: relevance cannot be shown
             verdict.relevant, verdict.score, verdict.missing = False, 0.0, words
         elif not subject and (unplaced := [c for c in cancers if c not in FILLER_WORDS]):
             # a cancer named that the lexicon cannot place cannot be shown to be the evidence's cancer
             verdict.relevant, verdict.missing = False, [*verdict.missing, *unplaced]
+        elif verdict.focus_score < verdict.threshold:
+            # the point itself must be shown covered, not one of its words: across languages nothing
+            # vouches for a word the lexicon cannot read (surgery, and its cost)
+            verdict.relevant = False
         return verdict
 
 
