@@ -88,9 +88,8 @@ def test_each_language_is_read_by_the_question_language_analyzer():
 # -- paraphrases: concepts of the shared lexicon, and Chinese words a segmenter splits -----------------
 
 
-@pytest.fixture(scope="module")
-def jieba_check():
-    """The relevance check reading Chinese with jieba, as the default pipeline does."""
+def default_pipeline_check(analyzer: str) -> RelevanceCheck:
+    """The relevance check reading text with ``analyzer``, as the default pipeline does."""
     from pathlib import Path
 
     from criss_rag.pipeline import Pipeline
@@ -99,8 +98,20 @@ def jieba_check():
     pipeline = Pipeline.from_file(
         Path(__file__).resolve().parents[1] / "examples" / "default.yaml", PluginHost(strict=True)
     )
-    analyzer = pipeline.analyzer({"name": "jieba"}, requested_by="generator")
-    return RelevanceCheck(RelevancePolicy(min_coverage=0.5), analyzer.analyze)
+    return RelevanceCheck(RelevancePolicy(min_coverage=0.5),
+                          pipeline.analyzer({"name": analyzer}, requested_by="generator").analyze)
+
+
+@pytest.fixture(scope="module")
+def jieba_check():
+    """Chinese read with jieba."""
+    return default_pipeline_check("jieba")
+
+
+@pytest.fixture(scope="module")
+def kiwi_check():
+    """Korean read with kiwi."""
+    return default_pipeline_check("kiwi")
 
 
 def test_a_word_is_covered_by_a_lexicon_concept_the_evidence_names_in_other_words(jieba_check):
@@ -177,21 +188,6 @@ def test_the_cancer_a_question_names_must_be_the_evidence_s_cancer():
     # across languages, a cancer the lexicon cannot place cannot be shown to be the evidence's
     unplaced = check.before("鼻咽癌早期有什么症状？", symptoms)
     assert not unplaced.relevant and "across languages" in unplaced.checked, unplaced
-
-
-@pytest.fixture(scope="module")
-def kiwi_check():
-    """The relevance check reading Korean with kiwi, as the default pipeline does."""
-    from pathlib import Path
-
-    from criss_rag.pipeline import Pipeline
-    from criss_rag.plugins import PluginHost
-
-    pipeline = Pipeline.from_file(
-        Path(__file__).resolve().parents[1] / "examples" / "default.yaml", PluginHost(strict=True)
-    )
-    analyzer = pipeline.analyzer({"name": "kiwi"}, requested_by="generator")
-    return RelevanceCheck(RelevancePolicy(min_coverage=0.5), analyzer.analyze)
 
 
 def test_across_languages_words_the_lexicon_cannot_read_are_part_of_the_point(kiwi_check):
