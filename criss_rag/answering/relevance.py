@@ -333,12 +333,12 @@ class RelevanceCheck:
             concepts = concepts_of(extract(word)) | in_spans.get(word, set())
             if not _names_cancer(word.lower(), cancers) and not (concepts and concepts in point.values()):
                 point[word] = concepts  # the words of one phrase (4 and 기 of 4기) count once
-        unattached = sorted(set(asked) - set(subject) - set().union(*point.values()))
+        unattached = sorted(asked - set(subject) - set().union(*point.values()))
         focus = [*point, *unattached]
-        hit = [c for c in subject if c in named] + [w for w, c in point.items() if c & named] \
-            + [c for c in unattached if c in named]
-        missing = [c for c in subject if c not in named] + [w for w, c in point.items() if not c & named] \
-            + [c for c in unattached if c not in named]
+        # each item with the concepts that cover it: the cancer's, the point's words, the rest of what is asked
+        items = [*((c, {c}) for c in subject), *point.items(), *((c, {c}) for c in unattached)]
+        hit = [item for item, concepts in items if concepts & named]
+        missing = [item for item, concepts in items if not concepts & named]
         verdict = self._decide(question, hit, missing, focus, f"{checked} (across languages, by the lexicon)")
         if not asked:  # nothing the lexicon knows: relevance cannot be shown
             verdict.relevant, verdict.score, verdict.missing = False, 0.0, words

@@ -100,5 +100,3 @@ _NOT_INFLAMMATION = {"감염", "오염", "전염"}
 
 
 _ANIMAL = "animal"
-
-

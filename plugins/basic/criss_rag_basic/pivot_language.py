@@ -154,8 +154,7 @@ class PivotLanguage:
                                  dtype="float32")
             vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
             self.vectors.update({n.node_id: v for n, v in zip(missing, vectors, strict=True)})
-        question = np.asarray(self.ctx.embed_query(query.search_text), dtype="float32")
-        question = question / max(float(np.linalg.norm(question)), 1e-12)
+        question = self.ctx.embed_query(query.search_text)  # unit length, shared with the dense retriever
         return {n.node_id: float(self.vectors[n.node_id] @ question) for n in nodes}
 
     def _move_first(self, page: list[Any], cosine: dict[str, float], hits: list[Hit]) -> list[Hit]:
