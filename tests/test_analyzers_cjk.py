@@ -466,3 +466,12 @@ generator: extractive
         __import__("criss_rag.types", fromlist=["Query"]).Query("肺")
     )
     assert [h.doc_id for h in hits] == ["lung"]
+
+
+def test_jieba_drops_cantonese_function_words(pipe):
+    """Written Cantonese (Hong Kong questions) has its own particles, negation, pronouns and
+    question forms: 嘅 咗 唔 佢 係咪 使唔使 點解 are no more content words than 的 了 不 他 是不是."""
+    assert analyze(pipe, "jieba", "阿媽嘅大腸癌已經散咗去肝，仲有冇機會做手術切走佢？") == [
+        "阿妈", "大肠癌", "散", "肝", "机会", "做手术", "切", "走"]
+    assert analyze(pipe, "jieba", "係咪大腸癌？使唔使去睇醫生？點解要咁做？") == analyze(
+        pipe, "jieba", "是不是大肠癌？要不要去看医生？为什么要这样做？")

@@ -44,6 +44,16 @@ STOPWORDS = frozenset(
     办法 方法 做法 东西 事 事情 地方 方式 程度 样子 人 用 来 去 做 弄 搞 让 使 叫 得了 好 多 少 大 小 真
     挺 蛮""".split()
 )
+#: The same classes in written Cantonese (Hong Kong questions mix it with standard Chinese): its
+#: own particles, negation, pronouns, copula and question forms, which jieba's Mandarin dictionary
+#: leaves as single characters (嘅 = 的, 咗 = 了, 唔 = 不, 佢 = 他, 系 = 是, 冇 = 没有, 仲 = 还,
+#: 啲 = 些, 喺 = 在, 嘢 = 东西, 咩/乜 = 什么, 点解 = 为什么, 使唔使 = 要不要), as OpenCC t2s writes them
+#: (嗰 as 𠮶, 喎 as 㖞)
+CANTONESE_STOPWORDS = frozenset(
+    """嘅 咗 唔 佢 佢哋 我哋 你哋 咁 噉 系 冇 仲 嚟 啲 喺 嘢 咩 乜 乜嘢 嗰 嗰个 呢个 呢啲 边 边个 边度 几时 几多
+    𠮶 𠮶个 㖞 点 点解 点样 做乜 咪 即 系咪 系唔系 有冇 使唔使 会唔会 可唔可以 得唔得 要唔要 同埋 同 话 睇
+    即系 就系 而家 依家 宜家 好似 成日 今朝 琴日 寻日 听日 埋 啱 㗎 啰 喎 嘞 啦 咧 吖 噃 啩 呀 嘛 咋""".split()
+)
 #: Cancer and treatment words jieba's own dictionary splits or merges wrongly (胰脏癌 as 胰脏 / 癌是),
 #: added to its dictionary so each is one word.
 MEDICAL_WORDS = (
@@ -63,9 +73,12 @@ REGIONAL_WORDS = {
 TRADITIONAL_STOPWORDS = frozenset(
     """什麼 甚麼 什麼樣 嗎 們 與 這 這個 這些 這樣 這種 這是 個 為 對 於 還 還是 還有 會 會不會 過 將 該 應該 應當
     沒有 沒 為什麼 為何 怎麼 怎樣 怎麼樣 怎麼辦 哪裡 有沒有 是不是 能不能 要不要 需不需要 請問 請 謝謝 們 別人
+    係 係咪 係唔係 點 點解 點樣 幾多 幾時 邊 邊個 嗰個 呢個 囉 話 睇 即係 就係
     覺得 聽說 說 問 問題
     時候 現在 經常 總是 已經 比較 特別 幾 幾個 多長 麼 們 從 將 並 並且 但是 因為 所以 以後 之後 以前 裡 後""".split()
 )
+
+_ALL_STOPWORDS = STOPWORDS | CANTONESE_STOPWORDS | TRADITIONAL_STOPWORDS
 
 _tokenizers: dict[Path, jieba.Tokenizer] = {}
 _lock = threading.Lock()
@@ -104,7 +117,8 @@ def shared_tokenizer(cache_dir: Path) -> jieba.Tokenizer:
             cache_dir.mkdir(parents=True, exist_ok=True)
             tokenizer = jieba.Tokenizer()
             tokenizer.tmp_dir = str(cache_dir)
-            for word in MEDICAL_WORDS:
+            # Cantonese function words of two or more characters are words too (系咪, not 系 / 咪)
+            for word in (*MEDICAL_WORDS, *(w for w in CANTONESE_STOPWORDS if len(w) > 1)):
                 tokenizer.add_word(word, freq=None)
             _tokenizers[cache_dir] = tokenizer
         return _tokenizers[cache_dir]
@@ -121,7 +135,8 @@ class JiebaAnalyzer:
             "config file; null: the system temp dir",
         )
         stopwords: bool = Field(
-            True, description="drop common Chinese function and question words (的, 了, 是, 如何, 什么, 应该, ...)"
+            True, description="drop common Chinese function and question words (的, 了, 是, 如何, 什么, 应该, ...; "
+                        "Cantonese 嘅, 咗, 唔, 佢, 点解, ...)"
         )
         script: Literal["simplified", "as-written"] = Field(
             "simplified",
@@ -159,7 +174,7 @@ class JiebaAnalyzer:
             words = [REGIONAL_WORDS.get(w, w) for w in words]
         if not self.params.stopwords:
             return words
-        kept = [w for w in words if w not in STOPWORDS and w not in TRADITIONAL_STOPWORDS]
+        kept = [w for w in words if w not in _ALL_STOPWORDS]
         return [w for i, w in enumerate(kept) if not _quantity(w, kept[i - 1] if i else "")]
 
 
