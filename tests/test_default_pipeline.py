@@ -385,10 +385,14 @@ def test_ask_transcripts_of_the_default_pipeline_in_the_docs_are_what_ask_prints
 def test_a_korean_question_gets_the_english_page_its_language_lacks_and_not_what_it_cannot_read(engine):
     """Real e5 over the example corpus, whose stomach-cancer diagnosis page is English only: the
     answer quotes that page (on cf914c5 it quoted the Korean overview and treatment pages); a
-    question on an insurance claim, whose point the lexicon cannot read, is refused (answered from
-    an English page before the cross-language check denied by default)."""
+    question on the papers to hand in at work, whose point the lexicon cannot read, is refused by
+    the cross-language check (answered from an English page before it denied by default), and one
+    on an insurance claim before generation: no passage speaks of money."""
     diagnosis = engine.ask("위암 진단은 어떤 검사로 하나요?")
     assert not diagnosis.refused, diagnosis.refusal_detail
     assert {c.doc_id for c in diagnosis.citations} == {"ncc-3-3-en"}, diagnosis.text
+    papers = engine.ask("췌장암 진단받은 아버지 회사에 낼 서류는 어떻게 떼나요?")
+    assert papers.refused and papers.refusal_reason == "off_topic_answer", papers.text
     claim = engine.ask("췌장암 진단받은 아버지 암보험 진단금 청구하려면 어떤 서류를 떼야 하나요?")
-    assert claim.refused and claim.refusal_reason == "off_topic_answer", claim.text
+    assert claim.refused and claim.refusal_reason == "off_topic_evidence", claim.text
+    assert "암보험" in (claim.refusal_detail or ""), claim.refusal_detail

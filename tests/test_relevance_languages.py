@@ -148,13 +148,26 @@ def test_without_the_lexicon_concepts_those_words_stay_uncovered(monkeypatch, ji
 def test_a_run_of_one_character_chinese_terms_is_one_word():
     from criss_rag.answering.relevance import _chinese_words
 
-    assert _chinese_words([["直肠癌", "手术", "挂", "粪", "袋"], ["造", "口"]]) == [
+    assert _chinese_words([("直肠癌手术后要挂粪袋吗", ["直肠癌", "手术", "挂", "粪", "袋"]),
+                           ("造口怎么护理", ["造", "口", "护理"])]) == [
         ("直肠癌", {"直肠癌"}),
         ("手术", {"手术"}),
         ("挂粪袋", {"挂", "粪", "袋"}),
         ("造口", {"造", "口"}),
+        ("护理", {"护理"}),
     ]
-    assert _chinese_words([["肝癌", "传染"], ["肝癌"]]) == [("肝癌", {"肝癌"}), ("传染", {"传染"})]  # each word once
+    assert _chinese_words([("肝癌会传染吗", ["肝癌", "传染"]), ("肝癌", ["肝癌"])]) == [
+        ("肝癌", {"肝癌"}), ("传染", {"传染"})]  # each word once
+
+
+def test_characters_with_a_dropped_word_between_them_are_two_words():
+    from criss_rag.answering.relevance import _chinese_words
+
+    # 了个 (dropped as function words) stands between 长 and 瘤: "grows a tumour", not one word 胰尾长瘤
+    assert _chinese_words([("胰尾长了个瘤", ["胰尾", "长", "瘤"])]) == [
+        ("胰尾", {"胰尾"}), ("长", {"长"}), ("瘤", {"瘤"})]
+    assert _chinese_words([("瘦了快十公斤", ["瘦", "快", "公斤"])]) == [
+        ("瘦", {"瘦"}), ("快", {"快"}), ("公斤", {"公斤"})]
 
 
 def test_a_malignant_tumour_names_cancer_in_general():
@@ -237,3 +250,36 @@ def test_an_answer_quoted_from_another_language_only_is_checked_across_languages
     assert not contagious.relevant and "across languages" in contagious.checked, contagious
     korean = SentenceSupport(text="위암은 위에 생기는 암입니다.", cited=[2], supported=True, evidence=2)
     assert check.after("위암 진단은 어떻게 하나요?", [korean], mixed).checked == "answer"  # compared by words
+
+
+def test_a_topic_word_is_covered_by_the_title_of_a_page_in_another_language(jieba_check):
+    """分期 (staging) is what the English page "Stomach cancer: staging" is about, though its text
+    never writes the word; a word naming a thing as well as a topic (陽子線治療: proton therapy) is
+    not covered by the topic its page is filed under, nor is a topic no page is titled with."""
+    from llama_index.core.schema import NodeWithScore
+
+    from criss_rag.types import Context, Evidence, Hit, text_node
+
+    def titled(*pages: tuple[str, str]) -> Context:
+        return Context(tuple(Evidence(n, Hit(NodeWithScore(node=text_node(f"d{n}", text, title=title), score=1.0)),
+                                      text) for n, (title, text) in enumerate(pages, 1)), "")
+
+    evidence = titled(("胃癌：概述", "胃癌是由胃黏膜细胞发生的恶性肿瘤。"),
+                      ("Stomach cancer: staging", "Early gastric cancer is limited to the inner layers of the wall."))
+    staged = jieba_check.before("胃癌分期主要看啥？", evidence)
+    assert staged.relevant and "分期" in staged.covered, staged
+    prevented = jieba_check.before("胃癌怎么预防？", evidence)
+    assert not prevented.relevant and "预防" in prevented.missing, prevented
+
+
+
+def test_counts_are_not_what_a_korean_or_japanese_question_asks():
+    """A number and the unit counted with it (두 달, 5kg, 30대, 28歳) say how long or how much, not
+    what is asked; a stage number is kept, and so is a count the question asks for (몇 개월)."""
+    from criss_rag.answering.relevance import _without_counts
+
+    assert _without_counts("30대 후반인데 두 달 새 살이 5kg 빠졌어요") == ["후반인데", "새", "살이", "빠졌어요"]
+    assert _without_counts("ここ数週間、体重が減りました（28歳）") == ["体重", "減"]
+    assert _without_counts("폐암 4기 뇌전이") == ["폐암", "4", "기", "뇌전이"]
+    assert "개월" in _without_counts("췌장암 4기인데 앞으로 몇 개월 남았을까요?")
+    assert _without_counts("what is the 5 year survival rate") == ["what", "is", "the", "5", "year", "survival", "rate"]

@@ -1,5 +1,5 @@
 """What a question is about must be what its evidence is about (criss_rag.answering.subjects):
-the cancer it names, where that cancer spread, the species, and an inflammatory disease asked
+the cancer it names, where that cancer spread, the species, money, and another condition asked
 about for itself. Each of these shares words with cancer pages that are about something else."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from llama_index.core.schema import NodeWithScore
 
 from criss_rag.answering.relevance import RelevanceCheck, RelevancePolicy
-from criss_rag.answering.subjects import cancer_subjects, inflammations
+from criss_rag.answering.subjects import cancer_subjects, conditions
 from criss_rag.plugins import PluginHost
 from criss_rag.testing import fake_plugin, pipeline_from_yaml
 from criss_rag.types import Context, Evidence, Hit, text_node
@@ -114,9 +114,53 @@ def test_an_inflammatory_disease_asked_about_for_itself_needs_a_page_about_it(ch
     assert check.before("B형 간염 보균자인데 항바이러스제는 언제부터 먹어야 하나요?", page).relevant
 
 
-def test_inflammations_are_read_by_the_form_of_their_name():
-    assert inflammations("I have gastritis and hepatitis C") == ["gastritis", "hepatitis"]
-    assert inflammations("위염이랑 역류성 식도염이 있고 폐렴으로 입원했어요") == ["위염", "식도염", "폐렴"]
-    assert inflammations("慢性胃炎能根治吗") == ["慢性胃炎"]
-    # infection, contagion, salt and inflammation itself name no inflammatory disease
-    assert inflammations("HPV 감염이 전염되나요? 염분이 많은 음식, 염증, 炎症") == []
+def test_conditions_are_read_by_the_form_of_their_name():
+    assert conditions("I have gastritis and hepatitis C") == ["gastritis", "hepatitis"]
+    assert conditions("위염이랑 역류성 식도염이 있고 폐렴으로 입원했어요") == ["위염", "식도염", "폐렴"]
+    assert conditions("慢性胃炎能根治吗") == ["慢性胃炎"]
+    # a disorder, a syndrome, a growth that is not cancer, a stone
+    assert conditions("cirrhosis, colon polyps and a thyroid nodule") == ["cirrhosis", "polyps", "nodule"]
+    assert conditions("과민성 대장 증후군이랑 골다공증, 담낭 용종") == ["과민성 대장 증후군", "골다공증", "담낭 용종"]
+    assert [c[-2:] for c in conditions("乳腺增生要吃药吗？胃镜发现胃息肉")] == ["增生", "息肉"]
+    assert conditions("乳腺症と言われました。大腸ポリープも") == ["乳腺症", "大腸ポリープ"]
+    # infection, contagion, salt, inflammation itself, pain, a complication, symptoms, a hospital,
+    # the pathology, the stage (病期), cancer (癌症) and caring for the ill name no condition
+    assert conditions("HPV 감염이 전염되나요? 염분이 많은 음식, 염증, 炎症, 통증이, 합병증은, 병원에, 간병을") == []
+    assert conditions("癌症的症状，病理报告，病人，病期分類，合併症，病気") == []
+
+
+def test_a_question_about_money_needs_evidence_that_speaks_of_money(check):
+    """Cost and insurance are read in every language; a page on the treatment asked about says
+    nothing of what it costs, however many of the question's other words it covers."""
+    surgery = pages(("肺癌：治疗", "早期非小细胞肺癌以手术切除为主，不适合手术的患者可以接受放射治疗。"))
+    cost = check.before("肺癌手术费用大概多少钱？", surgery)
+    assert not cost.relevant and "费用" in cost.missing, cost
+    assert check.before("肺癌手术后要注意什么？", surgery).relevant  # the same words without the money
+    stomach = pages(("위암 - 진단", "위내시경은 위암을 진단하는 가장 중요한 검사이며, 조직검사로 확진합니다."))
+    claim = check.before("위암 진단 받으면 암보험 진단금은 얼마나 나오나요?", stomach)
+    assert not claim.relevant and any("보험" in m or "진단금" in m for m in claim.missing), claim
+    priced = pages(("Lung cancer: paying for care",
+                    "The cost of surgery depends on the hospital and on what insurance covers."))
+    assert check.before("How much does lung cancer surgery cost?", priced).relevant
+
+
+@pytest.mark.parametrize("question", [
+    "乳腺增生需要吃药治疗吗？",  # hyperplasia of the breast
+    "胃镜发现有个胃息肉，要不要切？",  # a stomach polyp
+    "乳腺症って、ほうっておいても大丈夫なものですか",  # mastopathy
+    "과민성 대장 증후군은 어떻게 치료해요?",  # irritable bowel syndrome
+    "胆石が見つかったけど手術したほうがいいですか？",  # gallstones, and surgery: not a cancer treatment
+])
+def test_a_condition_other_than_cancer_asked_about_for_itself_needs_a_page_about_it(check, question):
+    organ = pages(("Breast, stomach, bowel and gallbladder",
+                   "乳腺 乳房 胃 胃镜 息肉 切除 手术 吃药 治疗 大腸 ポリープ 治療 手術 대장 치료 증후군 乳腺症 胆石"))
+    verdict = check.before(question, organ)
+    assert not verdict.relevant, verdict
+
+
+def test_a_condition_related_to_another_organ_is_a_question_about_that_organ(check):
+    """New diabetes with weight loss, and the pancreas? asks about the pancreas (a warning sign of
+    its cancer), not about diabetes."""
+    pancreas = pages(("胰腺癌：症状", "胰腺癌可能引起体重减轻、背痛，以及突然出现的糖尿病。"))
+    assert check.before("突然得了糖尿病，体重一直掉，会不会跟胰腺有关？", pancreas).relevant
+    assert not check.before("糖尿病要怎么控制血糖？", pancreas).relevant

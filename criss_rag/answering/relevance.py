@@ -84,6 +84,7 @@ FILLER_WORDS = (
     "최근 어제 오늘 평소 오른쪽 왼쪽 뒤쪽 앞쪽 위쪽 아래쪽 안쪽 바깥쪽 말 보통 일반 걱정 의심 "
     "父 母 父親 母親 夫 妻 息子 娘 祖母 祖父 友人 友達 中 右 左 日 週 昨日 今日 普段 話 普通 一般 聞 言 思 知 違 "
     "爸 妈 爸爸 妈妈 父亲 母亲 老公 老婆 丈夫 妻子 儿子 女儿 奶奶 爷爷 阿姨 朋友 家人 家里 "
+    "阿爸 阿妈 老豆 阿公 阿婆 嫲嫲 公公 婆婆 屋企 "
     "最近 昨天 今天 天天 平时 平常 从来 右边 左边 里面 上面 下面 后面 听说 普通 一般"
 ).split()
 
@@ -164,14 +165,14 @@ class RelevanceCheck:
         analyze = self._terms_for(question)
         ignored = self.ignored(question)
         if detect_language(question) == "zh":  # no word boundaries: each term is a word
-            return _chinese_words([[t for t in analyze(clause) if t not in ignored]
+            return _chinese_words([(simplified_chars(clause), [t for t in analyze(clause) if t not in ignored])
                                    for clause in _CLAUSE_BREAK.split(question) if clause.strip()])
         # a Korean word is read in its sentence too: 수도 of 잘라 낼 수도 is 수 (may), not the capital;
         # the name of the cancer asked about is kept when the word alone reads otherwise (방광암일 alone
         # is 방광 + 암 + 일, in its sentence 방광암): the question's subject is never lost
         in_context = set(analyze(question)) if detect_language(question) == "ko" else None
         cancers = extract(question).cancer if in_context is not None else ()
-        for word in _WORD.findall(question):
+        for word in _without_counts(question):
             terms = {t for t in analyze(word) if t not in ignored and (in_context is None or t in in_context)}
             if in_context is not None and not terms:
                 terms = {t for t in in_context if t in word and t not in ignored and t in cancers}
@@ -223,6 +224,7 @@ class RelevanceCheck:
         concepts = word_concepts(question, words)
         named = self._named(words, covered, texts, concepts)
         about = frozenset().union(*(self._about(e) for e in context.evidence))
+        covered |= _topics_titled(words, [self._meta_text(e) for e in context.evidence])
         return self._verdict(question, words, covered, "evidence", named, concepts, about)
 
     def after(self, question: str, sentences: Sequence[SentenceSupport], context: Context) -> RelevanceVerdict:
@@ -251,6 +253,7 @@ class RelevanceCheck:
         concepts = word_concepts(question, words)
         named = self._named(words, covered, texts, concepts)
         about = frozenset().union(*(self._about(e) for _, cited in shown for e in cited))
+        covered |= _topics_titled(words, [self._meta_text(e) for _, cited in shown for e in cited])
         return self._verdict(question, words, covered, "answer", named, concepts, about)
 
     def _named(self, words: list[tuple[str, set[str]]], covered: set[str], texts: list[str],
@@ -352,6 +355,24 @@ class RelevanceCheck:
         return verdict
 
 
+def _topics_titled(words: list[tuple[str, set[str]]], titles: list[str]) -> set[str]:
+    """The terms of the question words that only name a topic (staging, symptoms, treatment:
+    분기, 分期, ステージ) which a passage's title or section names, in any language: a page titled
+    "Stomach cancer: staging" is about 分期 though its text never writes the word. A word naming a
+    thing as well (陽子線治療, proton therapy: 陽子線 names no topic) is not covered by the topic its
+    page is filed under."""
+    titled = {c for title in titles for c in concepts_of(extract(title)) if c.startswith("aspect:")}
+    if not titled:
+        return set()
+    return {t for _, terms in words if terms and all(_topic_only(term) & titled for term in terms) for t in terms}
+
+
+def _topic_only(term: str) -> set[str]:
+    """The topics (aspects) a term names, when it names nothing else."""
+    concepts = concepts_of(extract(term))
+    return concepts if all(c.startswith("aspect:") for c in concepts) else set()
+
+
 def _terms_covered(terms: set[str], covered: set[str]) -> bool:
     """At least half of a word's terms are covered (a Korean word's bigrams, a kanji run's); a
     CJK term is also covered by a covered compound built on it (``_inside``). A word
@@ -407,21 +428,22 @@ def _holds_terms(phrase: str, terms: set[str]) -> bool:
 _NOT_THINGS = ("aspect:", "direction:", "timing:")
 
 
-def _chinese_words(clauses: list[list[str]]) -> list[tuple[str, set[str]]]:
-    """A Chinese question's words from the analyzer terms of each clause, in order: a run of
-    one-character terms within a clause is one word (a segmenter splits a word its dictionary
-    lacks, 造口 or 钼靶, into characters)."""
+def _chinese_words(clauses: list[tuple[str, list[str]]]) -> list[tuple[str, set[str]]]:
+    """A Chinese question's words from the analyzer terms of each clause (its text in Simplified
+    characters, its terms), in order: one-character terms written next to each other are one word
+    (a segmenter splits a word its dictionary lacks, 造口 or 钼靶, into characters); a word dropped
+    between two of them (了 of 瘦了快, 了个 of 长了个瘤) separates them."""
     words: list[tuple[str, set[str]]] = []
-    for terms in clauses:
+    for text, terms in clauses:
         run: list[str] = []
         for term in [*terms, ""]:
-            if len(term) == 1 and _HAN_CHAR.fullmatch(term):
+            if len(term) == 1 and _HAN_CHAR.fullmatch(term) and (not run or "".join(run) + term in text):
                 run.append(term)
                 continue
             if run:
                 words.append(("".join(run), set(run)))
-                run = []
-            if term:
+                run = [term] if len(term) == 1 and _HAN_CHAR.fullmatch(term) else []
+            if term and not run:
                 words.append((term, {term}))
     seen: set[str] = set()
     return [(w, t) for w, t in words if not (w in seen or seen.add(w))]
@@ -448,6 +470,37 @@ _CLAUSE_BREAK = re.compile(r"[\s\u3000-\u303f\uff00-\uff0f\uff1a-\uff20.,;:!?()\
 # kana of a verb's own, in its joining form, inside a compound: 取り除く, 通り道, 切り取る are one word each); Han runs
 _OKURIGANA = "[いきぎしじちびみりけげせてねべめれえ]"  # not に: a particle (臓器に悪い is two words)
 _WORD = re.compile(f"[A-Za-z0-9\u00c0-\u024f'’-]+|[{HANGUL}]+|[{HAN}\u30a0-\u30ffー]+(?:{_OKURIGANA}[{HAN}]+)*")
+
+
+def _without_counts(question: str) -> list[str]:
+    """The words (``_WORD``) of a Korean or Japanese question without its counts: a number, and the
+    unit of time, age, weight or size counted with it (30대, 두 달, 28歳, 数週間, 5kg): how old, how
+    long or how much, not what is asked (the Chinese analyzer drops counts itself). A number the
+    lexicon reads as a stage (3기, ステージ4) is kept, and so is a count asked for (몇 개월, 何年)."""
+    language = detect_language(question)
+    if language not in ("ko", "ja"):
+        return _WORD.findall(question)
+    staged = [(s, e) for s, e, c in named_spans(question, language) if c.startswith("stage:")]
+    words: list[str] = []
+    counted = False
+    for match in _WORD.finditer(question):
+        word = match.group(0)
+        in_stage = any(s < match.end() and match.start() < e for s, e in staged)
+        if not in_stage and (_COUNT.fullmatch(word.lower()) or (counted and _UNIT.fullmatch(word.lower()))):
+            counted = True
+            continue
+        counted = False
+        words.append(word)
+    return words
+
+
+#: a number (digits, Korean native numerals, 数 of 数週間), optionally with its unit in the same
+#: word; and the units of time, age, weight and size that follow one
+_UNITS = (r"(?:대|살|세|년|개월|달|주|주일|일|시간|번|회|kg|킬로|키로|cm|mm|센치|미리|"
+          r"歳|才|年|年間|か月|ヶ月|カ月|月|週|週間|日|日間|時間|回|キロ|センチ|ミリ|代)")
+_COUNT = re.compile(r"\d+(?:[.,]\d+)?%?(?:" + _UNITS + r")?(?:째|간|전|만에|동안|[이가은는을를에도]|부터|이나)*"
+                    r"|한|두|세|네|석|넉|다섯|여섯|일곱|여덟|아홉|열|여러|수십|数" + _UNITS + r"?")
+_UNIT = re.compile(_UNITS + r"(?:째|간|전|만에|동안|[이가은는을를에도]|부터|이나)*")
 
 
 def languages_of(text: str) -> set[str]:

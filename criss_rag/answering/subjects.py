@@ -1,6 +1,6 @@
 """What a question is about, and what its evidence is about, for the relevance check
 (:mod:`criss_rag.answering.relevance`): the sites and subtypes of the cancers a question names,
-where it says the cancer spread, the species, and an inflammatory disease asked about for itself.
+where it says the cancer spread, the species, money, and another condition asked about for itself.
 Each of these shares words with cancer pages that are about something else ("mouth" of chemotherapy's
 mouth sores is not mouth cancer; a liver cancer page that lists hepatitis B among the risk factors
 does not say when to start antivirals).
@@ -55,48 +55,84 @@ _LARGE_BOWEL = {"site:rectum": "site:colon"}
 
 
 def same_subject(question: str, texts: list[str], titles: list[str], verdict: RelevanceVerdict) -> RelevanceVerdict:
-    """Two subjects the words of a passage can share without being about them:
+    """Subjects the words of a passage can share without being about them:
 
     - an animal (a pet's tumour, 고양이, 犬, 宠物): relevant only to evidence that speaks of animals;
       evidence on people does not answer for another species;
-    - an inflammatory disease named by its form (hepatitis, 위염, 膵炎, 胃炎) in a question that names
-      no cancer and no cancer treatment: relevant only to evidence whose title or section names it;
-      a cancer page that lists it among risk factors does not say how it is treated.
+    - money (what care costs, insurance: 비용, 費用, 多少钱): relevant only to evidence that speaks
+      of money; a page on a treatment does not say what it costs or what insurance pays;
+    - a condition other than cancer named by the form of its name (hepatitis, 위염, 乳腺症, 胃息肉,
+      과민성 대장 증후군: :func:`conditions`) in a question that names no cancer and no cancer
+      treatment (chemotherapy, radiotherapy, ...; surgery treats other conditions too), nor an organ
+      besides the condition's own (sudden diabetes, and the pancreas?): relevant only to evidence
+      whose title or section names it; a cancer page that lists it among risk factors, or names its
+      organ, does not say how it is treated.
     """
     facets = extract(question)
     missing: list[str] = []
     if _ANIMAL in facets.population and not any(_ANIMAL in extract(t).population for t in texts):
         spans = named_spans(question, detect_language(question))
         missing += [question[s:e] for s, e, c in spans if c == f"population:{_ANIMAL}"] or [_ANIMAL]
-    if not facets.cancer and not facets.treatment and not re.search(EUPHEMISM, question):
+    if _COST in facets.aspect and not any(_COST in extract(t).aspect for t in texts):
+        spans = named_spans(question, detect_language(question))
+        missing += [question[s:e] for s, e, c in spans if c == f"aspect:{_COST}"] or [_COST]
+    if not facets.cancer and not set(facets.treatment) & _CANCER_TREATMENTS and not re.search(EUPHEMISM, question):
         titles_text = simplified_chars(" ".join(titles)).lower()
-        missing += [d for d in inflammations(question) if _core(d) not in titles_text]
+        named = conditions(question)
+        # a question that relates the condition to another organ (diabetes, and the pancreas?) asks about that organ
+        if named and not subjects(question) - set().union(*map(subjects, named)):
+            missing += [d for d in named if _core(d) not in titles_text]
     if not missing:
         return verdict
-    return verdict.model_copy(update={"relevant": False,
+    return verdict.model_copy(update={"relevant": False, "covered": [c for c in verdict.covered if c not in missing],
                                       "missing": [*verdict.missing, *(m for m in missing if m not in verdict.missing)]})
 
 
-def inflammations(text: str) -> list[str]:
-    """The inflammatory diseases ``text`` names by the form of their name: an English word in -itis,
-    a Korean noun in -염/-렴 (위염, 폐렴; not 감염, 오염, 전염: infection, pollution, contagion), a
-    Han word in -炎 (肝炎, 膵炎; not 炎症, inflammation itself)."""
-    return [m.group(0) for m in _INFLAMMATION.finditer(text)
-            if m.group(0) not in _NOT_INFLAMMATION]
+def conditions(text: str) -> list[str]:
+    """The conditions other than cancer ``text`` names by the form of their name, whose last part
+    says what kind of illness it is: an inflammation (-itis, 염, 炎: gastritis, 위염, 肝炎; not 감염,
+    오염, 전염 or 炎症: infection, pollution, contagion, inflammation itself), a disorder or disease
+    (-osis, 증, 症, 병, 病: cirrhosis, 골다공증, 乳腺症, 糖尿病; not pain, a complication, a sequela,
+    a symptom, an illness in general, 癌症 or 病院), a syndrome, a growth that is not cancer
+    (polyp, cyst, nodule, hyperplasia: 용종, 낭종, 결절, 息肉, 囊肿, 结节, 增生, ポリープ), a stone
+    or an ulcer."""
+    return [m.group(0) for m in _CONDITION.finditer(text)
+            if not any(m.group(0).endswith(general) for general in _NOT_CONDITIONS)]
 
 
 def _core(disease: str) -> str:
-    """What a title must contain to be about ``disease``: the English word, or the organ and the
-    inflammation of a CJK name (간염 of B형간염, 肝炎 of C型肝炎)."""
+    """What a title must contain to be about ``disease``: the English word, or the last two
+    characters of a CJK name, the organ and its kind of illness (간염 of B형간염, 肝炎 of C型肝炎)."""
     disease = simplified_chars(disease).lower()
     return disease if disease.isascii() else disease[-2:]
 
 
-# a Korean noun ends the word or takes a particle (위염이랑; 염분 is salt)
-_INFLAMMATION = re.compile(r"\b[a-z]{3,}itis\b"
-                           r"|[가-힣]{1,5}[염렴](?=$|[^가-힣]|[이은는을를에으과와랑도만의인])|[一-龥]{1,5}炎(?!症)",
-                           re.IGNORECASE)
-_NOT_INFLAMMATION = {"감염", "오염", "전염"}
+# a Korean noun ends the word or takes a particle (위염이랑; 염분 is salt, 병원 a hospital); a name
+# written in words (과민성 대장 증후군) keeps the two words before its head
+_KO_END = "(?=$|[^가-힣]|[이은는을를에으과와랑도만의인])"
+_CONDITION = re.compile(
+    r"\b[a-z]{3,}(?:itis|osis)\b|\b(?:polyps?|cysts?|nodules?|gallstones?|ulcers?|syndrome|hyperplasia)\b"
+    rf"|(?:(?:[가-힣]+ ){{0,2}}[가-힣]{{0,5}}(?:증후군|용종|폴립|낭종|물혹|결석|담석|결절|궤양)"
+    rf"|[가-힣]{{1,5}}[염렴증병]){_KO_END}"
+    r"|(?:[一-龥]{0,5}(?:综合征|綜合徵|症候群|息肉|囊肿|囊腫|嚢胞|结石|結石|胆石|膽石|结节|結節|溃疡|潰瘍|增生)"
+    r"|[一-龥]{1,5}[炎症病])"
+    r"(?![症状狀院人理気氣変变例房情历歷歴床期巣棟名灶毒因史程友])"
+    r"|[一-龥]{0,5}(?:ポリープ|のう胞)",
+    re.IGNORECASE,
+)
+#: words of that form that name no condition: infection, pollution, contagion (감염, 오염, 전염),
+#: inflammation itself, diagnosis and prognosis, pain, a complication or sequela, an illness in
+#: general (질병, 疾病, 病気 aside), falling ill, and cancer (癌症)
+_NOT_CONDITIONS = (
+    "감염", "오염", "전염", "diagnosis", "prognosis", "염증", "통증", "합병증", "후유증",
+    "질병", "투병", "발병", "간병",
+    "炎症", "合併症", "合并症", "併發症", "并发症", "後遺症", "后遗症", "重症", "軽症", "轻症", "病症",
+    "疾病", "発病", "发病", "発症", "发症", "生病", "患病", "得病", "看病", "毛病", "癌症",
+)
+#: treatments given for cancer alone: a question naming one is about cancer care (항암치료 중 구내염)
+_CANCER_TREATMENTS = {"chemotherapy", "radiotherapy", "immunotherapy", "targeted-therapy", "hormone-therapy",
+                      "stem-cell-transplant", "car-t", "proton-therapy", "brachytherapy"}
 
 
 _ANIMAL = "animal"
+_COST = "cost"

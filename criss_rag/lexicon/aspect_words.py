@@ -80,6 +80,9 @@ ASPECTS: dict[str, list[Word]] = {
         (r"prevent\w*", "aspect", "prevention", False),
         (r"screen\w*", "aspect", "screening", False),
         (r"research|clinical\s+trials?|trials?|studies", "aspect", "research", False),
+        # money: what care costs, who pays (a page on a treatment does not say what it costs)
+        (r"costs?|costly|pric(?:e|es|ey|ing)|expensive|cheap(?:er|est)?|afford\w*|payments?|insur\w*|reimburs\w*|"
+         r"out[\s-]of[\s-]pocket|co-?pays?|fees?|medical\s+bills?", "aspect", "cost", False),
     ],
     "ko": [
         (r"부작용", "aspect", "side-effects", False),
@@ -92,6 +95,8 @@ ASPECTS: dict[str, list[Word]] = {
         (r"예방", "aspect", "prevention", False),
         (r"검진", "aspect", "screening", False),
         (r"임상\s*시험|연구", "aspect", "research", False),
+        (r"비용|가격|보험|실비|진단금|본인\s*부담|치료비|수술비|검사비|진료비|병원비|입원비|약값|돈[이은을도]|"
+         r"얼마(?:예요|에요|인가요|일까요|나\s*들)", "aspect", "cost", False),
     ],
     "ja": [
         (r"副作用", "aspect", "side-effects", False),
@@ -104,6 +109,8 @@ ASPECTS: dict[str, list[Word]] = {
         (r"予防", "aspect", "prevention", False),
         (r"検診", "aspect", "screening", False),
         (r"臨床試験|研究", "aspect", "research", False),
+        (r"費用|値段|価格|お金|保険|自己負担|高額療養費|医療費|治療費|手術代|薬代|検査代|入院費|負担額|"
+         r"いくら(?=[？?]|$|ぐらい|くらい|位|かか|です|でしょう|必要)", "aspect", "cost", False),
     ],
     "zh": [
         (r"副作用", "aspect", "side-effects", False),
@@ -116,5 +123,7 @@ ASPECTS: dict[str, list[Word]] = {
         (r"预防", "aspect", "prevention", False),
         (r"筛查", "aspect", "screening", False),
         (r"临床试验|研究", "aspect", "research", False),
+        (r"费用|价格|价钱|多少钱|几多钱|保险|医保|报销|自费|医药费|治疗费|手术费|花费|贵不贵|索偿|理赔|钱",
+         "aspect", "cost", False),
     ],
 }
