@@ -1,6 +1,6 @@
 """What a question is about must be what its evidence is about (criss_rag.answering.subjects):
-the cancer it names, where that cancer spread, the species, money, and another condition asked
-about for itself. Each of these shares words with cancer pages that are about something else."""
+the cancer it names, where that cancer spread, the species, money and who gives care, and another
+condition asked about for itself. Each of these shares words with cancer pages that are about something else."""
 
 from __future__ import annotations
 
@@ -129,9 +129,10 @@ def test_conditions_are_read_by_the_form_of_their_name():
     assert conditions("癌症的症状，病理报告，病人，病期分類，合併症，病気") == []
 
 
-def test_a_question_about_money_needs_evidence_that_speaks_of_money(check):
-    """Cost and insurance are read in every language; a page on the treatment asked about says
-    nothing of what it costs, however many of the question's other words it covers."""
+def test_a_question_about_money_or_who_gives_care_needs_evidence_that_speaks_of_it(check):
+    """Cost, insurance and which hospital or doctor are read in every language; a page on the
+    treatment asked about says nothing of what it costs or who does it best, however many of the
+    question's other words it covers."""
     surgery = pages(("肺癌：治疗", "早期非小细胞肺癌以手术切除为主，不适合手术的患者可以接受放射治疗。"))
     cost = check.before("肺癌手术费用大概多少钱？", surgery)
     assert not cost.relevant and "费用" in cost.missing, cost
@@ -139,6 +140,10 @@ def test_a_question_about_money_needs_evidence_that_speaks_of_money(check):
     stomach = pages(("위암 - 진단", "위내시경은 위암을 진단하는 가장 중요한 검사이며, 조직검사로 확진합니다."))
     claim = check.before("위암 진단 받으면 암보험 진단금은 얼마나 나오나요?", stomach)
     assert not claim.relevant and any("보험" in m or "진단금" in m for m in claim.missing), claim
+    hospital = check.before("서울에서 위암 수술 잘하는 병원 추천해 주세요", stomach)  # who does it best
+    assert not hospital.relevant and any("병원" in m for m in hospital.missing), hospital
+    colon = pages(("大肠癌：治疗", "大肠癌以手术切除为主。"))
+    assert not check.before("台北哪家醫院做大腸癌手術最好？", colon).relevant
     priced = pages(("Lung cancer: paying for care",
                     "The cost of surgery depends on the hospital and on what insurance covers."))
     assert check.before("How much does lung cancer surgery cost?", priced).relevant

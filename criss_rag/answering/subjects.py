@@ -1,9 +1,9 @@
 """What a question is about, and what its evidence is about, for the relevance check
 (:mod:`criss_rag.answering.relevance`): the sites and subtypes of the cancers a question names,
-where it says the cancer spread, the species, money, and another condition asked about for itself.
-Each of these shares words with cancer pages that are about something else ("mouth" of chemotherapy's
-mouth sores is not mouth cancer; a liver cancer page that lists hepatitis B among the risk factors
-does not say when to start antivirals).
+where it says the cancer spread, the species, money and who gives care, and another condition
+asked about for itself. Each of these shares words with cancer pages that are about something else
+("mouth" of chemotherapy's mouth sores is not mouth cancer; a liver cancer page that lists hepatitis B
+among the risk factors does not say when to start antivirals).
 """
 
 from __future__ import annotations
@@ -59,8 +59,10 @@ def same_subject(question: str, texts: list[str], titles: list[str], verdict: Re
 
     - an animal (a pet's tumour, 고양이, 犬, 宠物): relevant only to evidence that speaks of animals;
       evidence on people does not answer for another species;
-    - money (what care costs, insurance: 비용, 費用, 多少钱): relevant only to evidence that speaks
-      of money; a page on a treatment does not say what it costs or what insurance pays;
+    - money (what care costs, insurance: 비용, 費用, 多少钱) and who gives it (which hospital or
+      doctor, a doctor's reputation: 병원 추천, おすすめの病院, 哪家医院): relevant only to evidence
+      that speaks of them; a page on a treatment does not say what it costs, what insurance pays or
+      who does it best;
     - a condition other than cancer named by the form of its name (hepatitis, 위염, 乳腺症, 胃息肉,
       과민성 대장 증후군: :func:`conditions`) in a question that names no cancer and no cancer
       treatment (chemotherapy, radiotherapy, ...; surgery treats other conditions too), nor an organ
@@ -73,9 +75,10 @@ def same_subject(question: str, texts: list[str], titles: list[str], verdict: Re
     if _ANIMAL in facets.population and not any(_ANIMAL in extract(t).population for t in texts):
         spans = named_spans(question, detect_language(question))
         missing += [question[s:e] for s, e, c in spans if c == f"population:{_ANIMAL}"] or [_ANIMAL]
-    if _COST in facets.aspect and not any(_COST in extract(t).aspect for t in texts):
-        spans = named_spans(question, detect_language(question))
-        missing += [question[s:e] for s, e, c in spans if c == f"aspect:{_COST}"] or [_COST]
+    for asked in set(facets.aspect) & _OUTSIDE_CARE:
+        if not any(asked in extract(t).aspect for t in texts):
+            spans = named_spans(question, detect_language(question))
+            missing += [question[s:e] for s, e, c in spans if c == f"aspect:{asked}"] or [asked]
     if not facets.cancer and not set(facets.treatment) & _CANCER_TREATMENTS and not re.search(EUPHEMISM, question):
         titles_text = simplified_chars(" ".join(titles)).lower()
         named = conditions(question)
@@ -135,4 +138,5 @@ _CANCER_TREATMENTS = {"chemotherapy", "radiotherapy", "immunotherapy", "targeted
 
 
 _ANIMAL = "animal"
-_COST = "cost"
+#: what is asked about care rather than about the cancer (the lexicon's aspects cost and provider)
+_OUTSIDE_CARE = {"cost", "provider"}

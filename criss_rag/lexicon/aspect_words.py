@@ -83,6 +83,9 @@ ASPECTS: dict[str, list[Word]] = {
         # money: what care costs, who pays (a page on a treatment does not say what it costs)
         (r"costs?|costly|pric(?:e|es|ey|ing)|expensive|cheap(?:er|est)?|afford\w*|payments?|insur\w*|reimburs\w*|"
          r"out[\s-]of[\s-]pocket|co-?pays?|fees?|medical\s+bills?", "aspect", "cost", False),
+        # who treats: which hospital or doctor (no page says which one is best)
+        (r"(?:best|which|recommend\w*|top)\s+(?:\w+\s+){0,2}?(?:hospitals?|clinics?|doctors?|surgeons?|oncologists?)|"
+         r"(?:hospitals?|clinics?|doctors?|surgeons?)\s+(?:near|in)\s+[A-Z]", "aspect", "provider", False),
     ],
     "ko": [
         (r"부작용", "aspect", "side-effects", False),
@@ -97,6 +100,8 @@ ASPECTS: dict[str, list[Word]] = {
         (r"임상\s*시험|연구", "aspect", "research", False),
         (r"비용|가격|보험|실비|진단금|본인\s*부담|치료비|수술비|검사비|진료비|병원비|입원비|약값|돈[이은을도]|"
          r"얼마(?:예요|에요|인가요|일까요|나\s*들)", "aspect", "cost", False),
+        (r"(?:어느|어디|좋은|잘하는|유명한|추천)\s*(?:\S+\s*){0,2}?(?:병원|의사|교수님?|선생님|명의)|"
+         r"(?:병원|의사|교수님?|명의)\s*(?:추천|순위|잘하)|명의", "aspect", "provider", False),
     ],
     "ja": [
         (r"副作用", "aspect", "side-effects", False),
@@ -111,6 +116,8 @@ ASPECTS: dict[str, list[Word]] = {
         (r"臨床試験|研究", "aspect", "research", False),
         (r"費用|値段|価格|お金|保険|自己負担|高額療養費|医療費|治療費|手術代|薬代|検査代|入院費|負担額|"
          r"いくら(?=[？?]|$|ぐらい|くらい|位|かか|です|でしょう|必要)", "aspect", "cost", False),
+        (r"(?:どこの|おすすめ|評判|有名な|上手な?)\S{0,6}?(?:病院|医者|医師|先生|名医)|(?:病院|医者|医師|先生)"
+         r"(?:は|が)?(?:どこ|おすすめ|評判|上手)|評判|名医", "aspect", "provider", False),
     ],
     "zh": [
         (r"副作用", "aspect", "side-effects", False),
@@ -125,5 +132,7 @@ ASPECTS: dict[str, list[Word]] = {
         (r"临床试验|研究", "aspect", "research", False),
         (r"费用|价格|价钱|多少钱|几多钱|保险|医保|报销|自费|医药费|治疗费|手术费|花费|贵不贵|索偿|理赔|钱",
          "aspect", "cost", False),
+        (r"(?:哪家|哪个|哪间|推荐|有名|出名|最好的?|好的)\S{0,4}?(?:医院|医生|大夫|专家|名医)|"
+         r"(?:医院|医生|专家)(?:推荐|排名)|名医", "aspect", "provider", False),
     ],
 }
