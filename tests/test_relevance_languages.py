@@ -282,4 +282,5 @@ def test_counts_are_not_what_a_korean_or_japanese_question_asks():
     assert _without_counts("ここ数週間、体重が減りました（28歳）") == ["体重", "減"]
     assert _without_counts("폐암 4기 뇌전이") == ["폐암", "4", "기", "뇌전이"]
     assert "개월" in _without_counts("췌장암 4기인데 앞으로 몇 개월 남았을까요?")
+    assert "열" in _without_counts("항암 치료 중에 열 나면 어떻게 해요?")  # a fever, not the number ten
     assert _without_counts("what is the 5 year survival rate") == ["what", "is", "the", "5", "year", "survival", "rate"]
