@@ -475,3 +475,10 @@ def test_jieba_drops_cantonese_function_words(pipe):
         "阿妈", "大肠癌", "散", "肝", "机会", "做手术", "切", "走"]
     assert analyze(pipe, "jieba", "係咪大腸癌？使唔使去睇醫生？點解要咁做？") == analyze(
         pipe, "jieba", "是不是大肠癌？要不要去看医生？为什么要这样做？")
+
+
+def test_jieba_drops_counts_of_time_weight_and_steps(pipe):
+    """How long, how much or how far (一个多月, 十公斤, 几步, 半年前) is not what is asked; a stage is."""
+    terms = analyze(pipe, "jieba", "咳了一个多月，两个月瘦了快十公斤，走几步就喘，半年前开始的")
+    assert terms == ["咳", "瘦", "快", "走", "喘", "开始"], terms
+    assert "第三期" in analyze(pipe, "jieba", "大肠癌第三期")

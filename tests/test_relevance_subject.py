@@ -126,7 +126,7 @@ def test_conditions_are_read_by_the_form_of_their_name():
     # infection, contagion, salt, inflammation itself, pain, a complication, symptoms, a hospital,
     # the pathology, the stage (病期), cancer (癌症) and caring for the ill name no condition
     assert conditions("HPV 감염이 전염되나요? 염분이 많은 음식, 염증, 炎症, 통증이, 합병증은, 병원에, 간병을") == []
-    assert conditions("癌症的症状，病理报告，病人，病期分類，合併症，病気") == []
+    assert conditions("癌症的症状，病理报告，病人，病期分類，合併症，病気，这是什么病") == []
 
 
 def test_a_question_about_money_or_who_gives_care_needs_evidence_that_speaks_of_it(check):
@@ -144,6 +144,9 @@ def test_a_question_about_money_or_who_gives_care_needs_evidence_that_speaks_of_
     assert not hospital.relevant and any("병원" in m for m in hospital.missing), hospital
     colon = pages(("大肠癌：治疗", "大肠癌以手术切除为主。"))
     assert not check.before("台北哪家醫院做大腸癌手術最好？", colon).relevant
+    # 라돈이 is radon, not money (돈이)
+    radon = pages(("폐암 - 원인", "라돈은 흡연 다음으로 중요한 폐암의 원인입니다."))
+    assert check.before("집에 라돈이 많이 나온대요. 라돈 때문에도 폐암이 생기나요?", radon).relevant
     priced = pages(("Lung cancer: paying for care",
                     "The cost of surgery depends on the hospital and on what insurance covers."))
     assert check.before("How much does lung cancer surgery cost?", priced).relevant

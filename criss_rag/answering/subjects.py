@@ -125,12 +125,12 @@ _CONDITION = re.compile(
 )
 #: words of that form that name no condition: infection, pollution, contagion (감염, 오염, 전염),
 #: inflammation itself, diagnosis and prognosis, pain, a complication or sequela, an illness in
-#: general (질병, 疾病, 病気 aside), falling ill, and cancer (癌症)
+#: general (질병, 疾病, 病気 aside), falling ill, asking which illness (是什么病), and cancer (癌症)
 _NOT_CONDITIONS = (
     "감염", "오염", "전염", "diagnosis", "prognosis", "염증", "통증", "합병증", "후유증",
     "질병", "투병", "발병", "간병",
     "炎症", "合併症", "合并症", "併發症", "并发症", "後遺症", "后遗症", "重症", "軽症", "轻症", "病症",
-    "疾病", "発病", "发病", "発症", "发症", "生病", "患病", "得病", "看病", "毛病", "癌症",
+    "疾病", "発病", "发病", "発症", "发症", "生病", "患病", "得病", "看病", "毛病", "癌症", "么病", "啥病",
 )
 #: treatments given for cancer alone: a question naming one is about cancer care (항암치료 중 구내염)
 _CANCER_TREATMENTS = {"chemotherapy", "radiotherapy", "immunotherapy", "targeted-therapy", "hormone-therapy",

@@ -180,15 +180,17 @@ class JiebaAnalyzer:
 
 #: a number in Chinese numerals, and the measure words and time units counted with it
 _NUMERAL = "零一二两三四五六七八九十百千万几好多半"
-_MEASURE = "个年月天日周岁次遍粒颗圈块斤期"
+_MEASURE = "个年月天日周岁次遍粒颗圈块斤步期"
 _COUNTED_ALONE = frozenset("礼拜 星期 小时 分钟 个月 年 月 天 周 岁 次 粒 颗".split())
-_QUANTITY = re.compile(f"[{_NUMERAL}]+(?:[{_MEASURE}]|个月|礼拜|星期|小时|分钟)?")
+# 一个多月 (a month or more), 十公斤, 半年前: a count, its measure word, "more than", a unit, before/after
+_QUANTITY = re.compile(f"[{_NUMERAL}]+个?多?(?:[{_MEASURE}]|个月|礼拜|星期|小时|分钟|公斤|公分|厘米|毫米)?"
+                       "(?:前|后|以来|左右)?")
 
 
 def _quantity(word: str, before: str) -> bool:
-    """A count (三个, 两个, 一圈, 一粒, 三十年, 好多年) or the unit counted after one (三个 / 礼拜): how
-    much or how long, not what is asked. A stage keeps its ordinal (第三期 is one word) and a count
-    written in digits its unit (5 / 年 / 生存率)."""
+    """A count (三个, 两个, 一圈, 一粒, 三十年, 好多年, 一个多月, 十公斤, 半年前) or the unit counted
+    after one (三个 / 礼拜): how much or how long, not what is asked. A stage keeps its ordinal
+    (第三期 is one word) and a count written in digits its unit (5 / 年 / 生存率)."""
     if _QUANTITY.fullmatch(word) and any(ch in _NUMERAL for ch in word[:1]):
         return not word.endswith("期")
     return word in _COUNTED_ALONE and bool(_QUANTITY.fullmatch(before))
