@@ -1,6 +1,7 @@
 """What a question is about must be what its evidence is about (criss_rag.answering.subjects):
-the cancer it names, where that cancer spread, the species, money and who gives care, and another
-condition asked about for itself. Each of these shares words with cancer pages that are about something else."""
+the cancer it names, where that cancer spread, the species, money, who gives care and one person's
+time left, and another condition asked about for itself. Each of these shares words with cancer
+pages that are about something else."""
 
 from __future__ import annotations
 
@@ -129,10 +130,10 @@ def test_conditions_are_read_by_the_form_of_their_name():
     assert conditions("癌症的症状，病理报告，病人，病期分類，合併症，病気，这是什么病") == []
 
 
-def test_a_question_about_money_or_who_gives_care_needs_evidence_that_speaks_of_it(check):
-    """Cost, insurance and which hospital or doctor are read in every language; a page on the
-    treatment asked about says nothing of what it costs or who does it best, however many of the
-    question's other words it covers."""
+def test_money_who_gives_care_and_one_person_s_time_left_need_evidence_that_speaks_of_them(check):
+    """Cost, insurance, which hospital or doctor, and how long one patient has left are read in
+    every language; a page on the treatment asked about says nothing of what it costs, who does it
+    best or how long a given patient lives, however many of the question's other words it covers."""
     surgery = pages(("肺癌：治疗", "早期非小细胞肺癌以手术切除为主，不适合手术的患者可以接受放射治疗。"))
     cost = check.before("肺癌手术费用大概多少钱？", surgery)
     assert not cost.relevant and "费用" in cost.missing, cost
@@ -144,6 +145,11 @@ def test_a_question_about_money_or_who_gives_care_needs_evidence_that_speaks_of_
     assert not hospital.relevant and any("병원" in m for m in hospital.missing), hospital
     colon = pages(("大肠癌：治疗", "大肠癌以手术切除为主。"))
     assert not check.before("台北哪家醫院做大腸癌手術最好？", colon).relevant
+    liver = pages(("간암 - 치료", "간암이 진행되면 복수가 찰 수 있으며, 치료는 간 기능과 병기에 따라 정합니다."))
+    # one person's time left
+    time_left = check.before("아버지 간암 말기에 복수까지 찼는데 남은 시간이 얼마나 될까요", liver)
+    assert not time_left.relevant and any("남은" in m for m in time_left.missing), time_left
+    assert check.before("간암 말기에 복수가 차면 어떻게 치료하나요?", liver).relevant
     # 라돈이 is radon, not money (돈이)
     radon = pages(("폐암 - 원인", "라돈은 흡연 다음으로 중요한 폐암의 원인입니다."))
     assert check.before("집에 라돈이 많이 나온대요. 라돈 때문에도 폐암이 생기나요?", radon).relevant
@@ -158,6 +164,7 @@ def test_a_question_about_money_or_who_gives_care_needs_evidence_that_speaks_of_
     "乳腺症って、ほうっておいても大丈夫なものですか",  # mastopathy
     "과민성 대장 증후군은 어떻게 치료해요?",  # irritable bowel syndrome
     "胆石が見つかったけど手術したほうがいいですか？",  # gallstones, and surgery: not a cancer treatment
+    "위염약 오래 먹어도 괜찮은가요?",  # a gastritis medicine
 ])
 def test_a_condition_other_than_cancer_asked_about_for_itself_needs_a_page_about_it(check, question):
     organ = pages(("Breast, stomach, bowel and gallbladder",

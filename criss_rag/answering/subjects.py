@@ -1,7 +1,7 @@
 """What a question is about, and what its evidence is about, for the relevance check
 (:mod:`criss_rag.answering.relevance`): the sites and subtypes of the cancers a question names,
-where it says the cancer spread, the species, money and who gives care, and another condition
-asked about for itself. Each of these shares words with cancer pages that are about something else
+where it says the cancer spread, the species, money, who gives care and one person's time left,
+and another condition asked about for itself. Each of these shares words with cancer pages that are about something else
 ("mouth" of chemotherapy's mouth sores is not mouth cancer; a liver cancer page that lists hepatitis B
 among the risk factors does not say when to start antivirals).
 """
@@ -59,10 +59,10 @@ def same_subject(question: str, texts: list[str], titles: list[str], verdict: Re
 
     - an animal (a pet's tumour, 고양이, 犬, 宠物): relevant only to evidence that speaks of animals;
       evidence on people does not answer for another species;
-    - money (what care costs, insurance: 비용, 費用, 多少钱) and who gives it (which hospital or
-      doctor, a doctor's reputation: 병원 추천, おすすめの病院, 哪家医院): relevant only to evidence
-      that speaks of them; a page on a treatment does not say what it costs, what insurance pays or
-      who does it best;
+    - money (what care costs, insurance: 비용, 費用, 多少钱), who gives care (which hospital or
+      doctor, a doctor's reputation: 병원 추천, おすすめの病院, 哪家医院) and one person's time left
+      (남은 시간, 余命, 还能活多久): relevant only to evidence that speaks of them; a page on a
+      treatment does not say what it costs, who does it best or how long a given patient lives;
     - a condition other than cancer named by the form of its name (hepatitis, 위염, 乳腺症, 胃息肉,
       과민성 대장 증후군: :func:`conditions`) in a question that names no cancer and no cancer
       treatment (chemotherapy, radiotherapy, ...; surgery treats other conditions too), nor an organ
@@ -110,13 +110,13 @@ def _core(disease: str) -> str:
     return disease if disease.isascii() else disease[-2:]
 
 
-# a Korean noun ends the word or takes a particle (위염이랑; 염분 is salt, 병원 a hospital); a name
-# written in words (과민성 대장 증후군) keeps the two words before its head
+# a Korean noun ends the word, takes a particle or names its medicine (위염이랑, 위염약을; 염분 is salt,
+# 병원 a hospital); a name written in words (과민성 대장 증후군) keeps the two words before its head
 _KO_END = "(?=$|[^가-힣]|[이은는을를에으과와랑도만의인])"
 _CONDITION = re.compile(
     r"\b[a-z]{3,}(?:itis|osis)\b|\b(?:polyps?|cysts?|nodules?|gallstones?|ulcers?|syndrome|hyperplasia)\b"
     rf"|(?:(?:[가-힣]+ ){{0,2}}[가-힣]{{0,5}}(?:증후군|용종|폴립|낭종|물혹|결석|담석|결절|궤양)"
-    rf"|[가-힣]{{1,5}}[염렴증병]){_KO_END}"
+    rf"|[가-힣]{{1,5}}[염렴증병]약?){_KO_END}"
     r"|(?:[一-龥]{0,5}(?:综合征|綜合徵|症候群|息肉|囊肿|囊腫|嚢胞|结石|結石|胆石|膽石|结节|結節|溃疡|潰瘍|增生)"
     r"|[一-龥]{1,5}[炎症病])"
     r"(?![症状狀院人理気氣変变例房情历歷歴床期巣棟名灶毒因史程友])"
@@ -138,5 +138,6 @@ _CANCER_TREATMENTS = {"chemotherapy", "radiotherapy", "immunotherapy", "targeted
 
 
 _ANIMAL = "animal"
-#: what is asked about care rather than about the cancer (the lexicon's aspects cost and provider)
-_OUTSIDE_CARE = {"cost", "provider"}
+#: what is asked about care or one person rather than about the cancer (the lexicon's aspects
+#: cost, provider and lifespan)
+_OUTSIDE_CARE = {"cost", "provider", "lifespan"}

@@ -86,6 +86,10 @@ ASPECTS: dict[str, list[Word]] = {
         # who treats: which hospital or doctor (no page says which one is best)
         (r"(?:best|which|recommend\w*|top)\s+(?:\w+\s+){0,2}?(?:hospitals?|clinics?|doctors?|surgeons?|oncologists?)|"
          r"(?:hospitals?|clinics?|doctors?|surgeons?)\s+(?:near|in)\s+[A-Z]", "aspect", "provider", False),
+        # one person's time left (no page can say how long a given patient will live)
+        (r"how\s+long\s+(?:\w+\s+){0,4}?(?:left|to\s+live|(?:will|would|can|could)\s+(?:\w+\s+)?(?:live|survive))|"
+         r"(?:time|months?|years?)\s+(?:\w+\s+)?left\s+to\s+live|how\s+much\s+time\s+(?:\w+\s+){0,3}left",
+         "aspect", "lifespan", False),
     ],
     "ko": [
         (r"부작용", "aspect", "side-effects", False),
@@ -102,6 +106,8 @@ ASPECTS: dict[str, list[Word]] = {
          r"얼마(?:예요|에요|인가요|일까요|나\s*들)", "aspect", "cost", False),
         (r"(?:어느|어디|좋은|잘하는|유명한|추천)\s*(?:\S+\s*){0,2}?(?:병원|의사|교수님?|선생님|명의)|"
          r"(?:병원|의사|교수님?|명의)\s*(?:추천|순위|잘하)|명의", "aspect", "provider", False),
+        (r"얼마나\s*(?:더\s*)?(?:살\s*수|살까|살아|사실|버티|버틸)|남은\s*(?:시간|기간|수명)|몇\s*(?:개월|달|년)\s*(?:더\s*)?(?:남|살|사실)|"
+         r"여명|시한부", "aspect", "lifespan", False),
     ],
     "ja": [
         (r"副作用", "aspect", "side-effects", False),
@@ -118,6 +124,7 @@ ASPECTS: dict[str, list[Word]] = {
          r"いくら(?=[？?]|$|ぐらい|くらい|位|かか|です|でしょう|必要)", "aspect", "cost", False),
         (r"(?:どこの|おすすめ|評判|有名な|上手な?)\S{0,6}?(?:病院|医者|医師|先生|名医)|(?:病院|医者|医師|先生)"
          r"(?:は|が)?(?:どこ|おすすめ|評判|上手)|評判|名医", "aspect", "provider", False),
+        (r"余命|あと(?:何|どれ|どの)\S{0,4}?(?:生き|もつ|持つ)|生きられる", "aspect", "lifespan", False),
     ],
     "zh": [
         (r"副作用", "aspect", "side-effects", False),
@@ -134,5 +141,7 @@ ASPECTS: dict[str, list[Word]] = {
          "aspect", "cost", False),
         (r"(?:哪家|哪个|哪间|推荐|有名|出名|最好的?|好的)\S{0,4}?(?:医院|医生|大夫|专家|名医)|"
          r"(?:医院|医生|专家)(?:推荐|排名)|名医", "aspect", "provider", False),
+        (r"(?:还|仲)?能?活多久|活得了多久|剩下多少时间|还有多少时间|余命|几耐命|(?:还|仲)有(?:多久|几耐)",
+         "aspect", "lifespan", False),
     ],
 }
