@@ -40,7 +40,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from criss_rag.answering.sentence_check import basic_terms
-from criss_rag.answering.subjects import SUBJECT, cancer_subjects, concepts_of, same_subject, subjects
+from criss_rag.answering.subjects import SUBJECT, cancer_subjects, concepts_named, concepts_of, same_subject, subjects
 from criss_rag.language.chinese_script import simplified_chars
 from criss_rag.language.text import HAN, HANGUL, detect_language, split_sentences
 from criss_rag.lexicon.facets import extract, named_spans
@@ -221,10 +221,10 @@ class RelevanceCheck:
             if not gains or max(gains) == 0:
                 break
             covered |= sentences[gains.index(max(gains))]
+        covered |= _topics_titled(words, [self._meta_text(e) for e in context.evidence])
         concepts = word_concepts(question, words)
         named = self._named(words, covered, texts, concepts)
         about = frozenset().union(*(self._about(e) for e in context.evidence))
-        covered |= _topics_titled(words, [self._meta_text(e) for e in context.evidence])
         return self._verdict(question, words, covered, "evidence", named, concepts, about)
 
     def after(self, question: str, sentences: Sequence[SentenceSupport], context: Context) -> RelevanceVerdict:
@@ -250,10 +250,10 @@ class RelevanceCheck:
             for evidence in cited:
                 meta = self._meta_terms(evidence, analyze)
                 covered |= meta | (said & (set(analyze(evidence.text)) | meta))
+        covered |= _topics_titled(words, [self._meta_text(e) for _, cited in shown for e in cited])
         concepts = word_concepts(question, words)
         named = self._named(words, covered, texts, concepts)
         about = frozenset().union(*(self._about(e) for _, cited in shown for e in cited))
-        covered |= _topics_titled(words, [self._meta_text(e) for _, cited in shown for e in cited])
         return self._verdict(question, words, covered, "answer", named, concepts, about)
 
     def _named(self, words: list[tuple[str, set[str]]], covered: set[str], texts: list[str],
@@ -361,7 +361,7 @@ def _topics_titled(words: list[tuple[str, set[str]]], titles: list[str]) -> set[
     "Stomach cancer: staging" is about 分期 though its text never writes the word. A word naming a
     thing as well (陽子線治療, proton therapy: 陽子線 names no topic) is not covered by the topic its
     page is filed under."""
-    titled = {c for title in titles for c in concepts_of(extract(title)) if c.startswith("aspect:")}
+    titled = {c for title in titles for c in concepts_named(title) if c.startswith("aspect:")}
     if not titled:
         return set()
     return {t for _, terms in words if terms and all(_topic_only(term) & titled for term in terms) for t in terms}
@@ -369,8 +369,8 @@ def _topics_titled(words: list[tuple[str, set[str]]], titles: list[str]) -> set[
 
 def _topic_only(term: str) -> set[str]:
     """The topics (aspects) a term names, when it names nothing else."""
-    concepts = concepts_of(extract(term))
-    return concepts if all(c.startswith("aspect:") for c in concepts) else set()
+    concepts = concepts_named(term)
+    return set(concepts) if all(c.startswith("aspect:") for c in concepts) else set()
 
 
 def _terms_covered(terms: set[str], covered: set[str]) -> bool:
@@ -437,13 +437,14 @@ def _chinese_words(clauses: list[tuple[str, list[str]]]) -> list[tuple[str, set[
     for text, terms in clauses:
         run: list[str] = []
         for term in [*terms, ""]:
-            if len(term) == 1 and _HAN_CHAR.fullmatch(term) and (not run or "".join(run) + term in text):
+            single = len(term) == 1 and bool(_HAN_CHAR.fullmatch(term))
+            if single and (not run or "".join(run) + term in text):
                 run.append(term)
                 continue
             if run:
                 words.append(("".join(run), set(run)))
-                run = [term] if len(term) == 1 and _HAN_CHAR.fullmatch(term) else []
-            if term and not run:
+            run = [term] if single else []
+            if term and not single:
                 words.append((term, {term}))
     seen: set[str] = set()
     return [(w, t) for w, t in words if not (w in seen or seen.add(w))]

@@ -44,11 +44,17 @@ def cancer_subjects(question: str) -> set[str]:
 
 
 @functools.lru_cache(maxsize=4096)
+def concepts_named(text: str) -> frozenset[str]:
+    """The concepts ``text`` names (:func:`concepts_of` its facets). Remembered per text: the same
+    passage titles and question words are read for every question they meet."""
+    return frozenset(concepts_of(extract(text)))
+
+
+@functools.lru_cache(maxsize=4096)
 def subjects(text: str) -> frozenset[str]:
     """The sites and subtypes ``text`` names, the rectum read as the large bowel it is part of (a
-    rectal cancer question is answered by pages on colorectal cancer). Remembered per text: the same
-    passage titles are read for every question they answer."""
-    return frozenset(_LARGE_BOWEL.get(c, c) for c in concepts_of(extract(text)) if c.startswith(SUBJECT))
+    rectal cancer question is answered by pages on colorectal cancer)."""
+    return frozenset(_LARGE_BOWEL.get(c, c) for c in concepts_named(text) if c.startswith(SUBJECT))
 
 
 _LARGE_BOWEL = {"site:rectum": "site:colon"}
@@ -71,14 +77,14 @@ def same_subject(question: str, texts: list[str], titles: list[str], verdict: Re
       organ, does not say how it is treated.
     """
     facets = extract(question)
+    apart = [f"population:{_ANIMAL}"] if _ANIMAL in facets.population else []
+    apart += [f"aspect:{asked}" for asked in sorted(set(facets.aspect) & _OUTSIDE_CARE)]
+    said = set().union(*map(concepts_named, texts)) if apart else set()
+    spans = named_spans(question, detect_language(question)) if apart else []
     missing: list[str] = []
-    if _ANIMAL in facets.population and not any(_ANIMAL in extract(t).population for t in texts):
-        spans = named_spans(question, detect_language(question))
-        missing += [question[s:e] for s, e, c in spans if c == f"population:{_ANIMAL}"] or [_ANIMAL]
-    for asked in set(facets.aspect) & _OUTSIDE_CARE:
-        if not any(asked in extract(t).aspect for t in texts):
-            spans = named_spans(question, detect_language(question))
-            missing += [question[s:e] for s, e, c in spans if c == f"aspect:{asked}"] or [asked]
+    for concept in apart:
+        if concept not in said:  # in the question's words, or the concept's own name
+            missing += [question[s:e] for s, e, c in spans if c == concept] or [concept.split(":")[1]]
     if not facets.cancer and not set(facets.treatment) & _CANCER_TREATMENTS and not re.search(EUPHEMISM, question):
         titles_text = simplified_chars(" ".join(titles)).lower()
         named = conditions(question)
