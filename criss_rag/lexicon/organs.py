@@ -20,9 +20,10 @@ _KO_START = "(?<![가-힣])"
 
 
 #: a cancer named in everyday words, as a bad thing that grew: 나쁜 혹, 안 좋은 덩어리, 悪いできもの,
-#: 不好的东西, 长了东西 (the evaluative word and the growth noun are both needed)
-EUPHEMISM = (r"(?:나쁜|안\s*좋은|몹쓸)\s*(?:병|혹|거|것|게|덩어리|종기|세포)"
-             r"|悪い(?:病気|もの|できもの|しこり|腫れ物)"
+#: 不好的东西 (the evaluative word and the growth noun are both needed), or as something that grew
+#: there: 뭐가 생긴, 何かできて, 长了东西
+EUPHEMISM = (r"(?:나쁜|안\s*좋은|몹쓸)\s*(?:병|혹|거|것|게|덩어리|종기|세포)|뭐(?:가|라도)?\s*(?:생긴|생겼|생기|자라)"
+             r"|悪い(?:病気|もの|できもの|しこり|腫れ物)|何か(?:が)?(?:でき|育っ)"
              r"|(?:不好的|坏|壞)(?:东西|東西|病)|[长長]了?(?:个|個|一个|一個)?(?:东西|東西)")
 #: taking an organ out (surgery on it): 가슴을 도려내다, 胸を全部とる, 切除乳房 — a chest cannot be
 #: taken out, so an ambiguous organ word before one is the organ

@@ -12,7 +12,8 @@ information sits in one section: a test (B超, CT, 大腸内視鏡), a stage (�
 drug (tamoxifen, 타목시펜). These are open classes no cue list holds, and the shared multilingual
 lexicon (:mod:`criss_rag.lexicon.facets`) reads them in every language; with ``named_things`` (the
 default), a question with no cue besides the overview's asks about diagnosis when it names a test,
-stages when it names a stage, and treatment when it names a drug.
+stages when it names a stage or how far the disease has gone (제한기, 早期, locally advanced), and
+treatment when it names a drug.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ OVERVIEW = "overview"
 #: the shared lexicon's facets (criss_rag.lexicon.facets.Facets) that name a thing, and the intent
 #: whose section has its information
 NAMED_THINGS = {"test": "diagnosis", "stage": "stages", "drug": "treatment"}
+#: the states of the disease (the lexicon's ``disease`` facet) that name how far it has gone, as a
+#: stage does: limited or extensive (small-cell lung cancer), early, advanced, resectable or not
+STAGE_STATES = {"limited-stage", "extensive-stage", "early", "localized", "advanced", "locally-advanced",
+                "resectable", "unresectable"}
 
 
 class IntentLexicon:
@@ -53,20 +58,48 @@ class IntentLexicon:
         return list(self.cues)
 
     def detect(self, text: str) -> list[str]:
-        """Intents in order of first cue; ``overview`` only when nothing more specific is asked."""
-        found = list(dict.fromkeys(m.key for m in find_mentions(text, [*self._shared, self._matcher])))
+        """Intents in order of first cue; ``overview`` only when nothing more specific is asked.
+
+        A question that tells something before it asks is read by what it asks. Its question
+        sentences (:func:`question_sentences`), and then their main clause (:func:`asked_part`),
+        decide when they hold a cue; what comes before is background ("조직검사 결과
+        삼중음성이래요. 유방암에도 종류가 있나요?" asks about kinds, not the test; "黄疸が出たとき、
+        何をしてもらえますか" about what can be done, not the symptom). A bare "what is it" decides
+        only about a cancer: "부작용은 뭐예요?" after "항암 치료 중이에요." asks about the treatment."""
+        scope, asked = text, question_sentences(text)
+        for narrower in (asked, asked_part(asked)):
+            cues = self._intents(narrower) if narrower != scope else []
+            if cues and (cues != [OVERVIEW] or _CANCER_WORD.search(narrower)):
+                scope = narrower
+        found = self._intents(scope)
         specific = [intent for intent in found if intent != OVERVIEW]
-        if len(specific) > 1:  # a cue inside a condition (黄疸が出たとき、...) is not what is asked
-            mentions = find_mentions(asked_part(text), [*self._shared, self._matcher])
-            asked = [m.key for m in mentions]
-            specific = [intent for intent in specific if intent in asked] or specific
-            specific = _treated_symptoms(text, mentions, specific)
+        if len(specific) > 1:
+            specific = _treated_symptoms(scope, self._mentions(scope), specific)
         if not specific and self.named_things:
-            facets = extract(text)
-            specific = [
-                intent for facet, intent in NAMED_THINGS.items() if getattr(facets, facet) and intent in self.cues
-            ]
+            facets = extract(scope)
+            named = {facet for facet in NAMED_THINGS if getattr(facets, facet)}
+            if STAGE_STATES & set(facets.disease):
+                named.add("stage")
+            specific = [intent for facet, intent in NAMED_THINGS.items() if facet in named and intent in self.cues]
         return specific or found
+
+    def _intents(self, text: str) -> list[str]:
+        return list(dict.fromkeys(m.key for m in self._mentions(text)))
+
+    def _mentions(self, text: str) -> list[Mention]:
+        """The cues in ``text``; a bare "what is" or "why" (뭔가요, 何ですか, 是什么, 왜, なぜ) counts only
+        beside a cancer's name: "방법은 무엇인가요", "这个是什么原理" ask what a way or a mechanism is."""
+        mentions = find_mentions(text, [*self._shared, self._matcher])
+        if not any(m.text in _bare() for m in mentions):
+            return mentions
+        normal = normalise_text(text)
+
+        def beside_a_cancer(m: Mention) -> bool:
+            before = _SENTENCE_END.split(normal[max(0, m.start - _NEAR):m.start])[-1]
+            after = _SENTENCE_END.split(normal[m.end:m.end + _NEAR])[0]
+            return bool(_CANCER_WORD.search(before + m.text + after))
+
+        return [m for m in mentions if m.text not in _bare() or beside_a_cancer(m)]
 
 
 #: the end of a condition before the main clause: 노래졌을 때는, 발견되면, 出たとき、, 手術したら, 转移的时候，
@@ -74,6 +107,8 @@ _CONDITION = re.compile(
     r"(?:때|면|다면|으면)(?:는|에는|에|도)?[\s,]+"
     r"|(?:とき|時|たら|れば|場合)(?:は|に|には)?[、,\s]+"
     r"|(?:时候?|的话|時候?|的話)[，,\s]+"
+    # and the background before "but", "and so" (간세포암이라고 써 있는데, 診断されたんだけど、)
+    r"|(?:는데|은데|인데|던데)[\s,]+|(?:けど|けれど|のに|ので)[、,\s]+"
 )
 
 
@@ -101,12 +136,50 @@ def _treated_symptoms(text: str, mentions: list[Mention], specific: list[str]) -
     return [intent for intent in specific if intent != "symptoms"]
 
 
+#: the end of a sentence: a question mark, a full stop (not a decimal point), an exclamation, an
+#: ellipsis or a line break
+_SENTENCE_END = re.compile(r"[?？。!！…\n]+|\.+(?!\d)")
+#: a sentence that asks: a question mark, a question's ending (Korean -까, -나, -나요, -가요, -니,
+#: -냐, -죠, -지요; Japanese か, の, かな, っけ; Chinese 吗, 呢, 么, 嘛) or a verb of asking (궁금합니다,
+#: 알려 주세요, 知りたい, 教えてください, 想知道) before the full stop
+_ASKS = re.compile(r"(?:[?？]|까|나|나요|가요|니|냐|죠|지요|か|の|かな|っけ|吗|嗎|呢|么|嘛"
+                   r"|궁금\w*|알려\s*주\w*|알고\s*싶\w*|知りたい\w*|教えて\w*|想知道|想問|想问)[\s.。!！…\n]*$")
+#: a word that names a cancer, in any of the four languages
+_CANCER_WORD = re.compile(r"암|종양|がん|ガン|癌|腫瘍|肿瘤|腫|\b(?:cancers?|tumou?rs?|carcinomas?|lymphomas?)\b",
+                          re.IGNORECASE)
+_WORDS = re.compile("[\u4e00-\u9fff\uac00-\ud7a3\u3040-\u30ffA-Za-z]")
+
+
+def question_sentences(text: str) -> str:
+    """The sentences of ``text`` that ask (:data:`_ASKS`), or its last sentence when none does (a
+    question typed as a statement); the whole text when it has one sentence or each of them asks."""
+    sentences: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        sentences.append(text[start:match.end()])
+        start = match.end()
+    sentences.append(text[start:])
+    sentences = [s for s in sentences if _WORDS.search(s)]  # "ㅠㅠ", "..." are no sentence
+    asked = [s for s in sentences if _ASKS.search(s)] or sentences[-1:]
+    return text if len(asked) in (0, len(sentences)) else " ".join(s.strip() for s in asked)
+
+
 def asked_part(text: str) -> str:
     """The main clause of a Korean, Japanese or Chinese question: what follows its last condition
     ("...눈이 노래졌을 때는 무엇을 해 줄 수 있나요" asks what can be done, not about the symptom);
     the whole text when it states none."""
     ends = [m.end() for m in _CONDITION.finditer(text)]
     return text[ends[-1]:] if ends and ends[-1] < len(text) else text
+
+
+#: how close to a bare "what is" a cancer's name must be, in characters
+_NEAR = 6
+
+
+@lru_cache(maxsize=1)
+def _bare() -> frozenset[str]:
+    data = yaml.safe_load(BUILTIN_FILE.read_text(encoding="utf-8"))
+    return frozenset(normalise_text(c) for cues in data["bare"].values() for c in cues)
 
 
 @lru_cache(maxsize=1)
