@@ -55,10 +55,8 @@ class SectionIntents:
         language = detect_language(question)
         asked = [i for i in self.intents.detect(question) if i != OVERVIEW]
         own = self.by_language.get(language, set())
-        if not asked or own & set(asked):
-            return []
         elsewhere = set().union(*(i for lang, i in self.by_language.items() if lang != language))
-        return [i for i in asked if i in elsewhere]
+        return [i for i in asked if i not in own and i in elsewhere]
 
 
 class CrossLingualHop:
