@@ -68,6 +68,13 @@ def test_a_question_about_a_section_only_another_language_has_hops_once_in_engli
     assert policy.next_query(Query(DIAGNOSIS_QUESTION), [], 2) is None  # once
 
 
+def test_a_question_about_two_sections_hops_for_the_one_its_language_lacks():
+    # how is it treated, and which tests find it: the Chinese treatment page is there, diagnosis is not
+    question = "胃癌要做什么检查？怎么治疗？"
+    assert hop().sections.gap(question) == ["diagnosis"]
+    assert hop().next_query(Query(question), [], 1) is not None
+
+
 @pytest.mark.parametrize(
     "question",
     [

@@ -12,9 +12,11 @@ rerankers (the section the question asks about, the cancer type) rank them with 
 
 The gap is read from the corpus, not listed: each chunk's section (``section_fields``) is read
 with the intent lexicon that reads questions (Diagnosis, 診断 and 诊断 are one intent), which gives
-the intents each language's sections are on. A question has a gap when none of the intents it asks
-about (besides the overview) is on a section in its language and one is on a section in another.
-A question that asks about a section its language has, or names no cancer type, is searched once.
+the intents each language's sections are on. A question has a gap when an intent it asks about
+(besides the overview) is on no section in its language and on one in another: "what stage, and
+can it be operated on?" asked in Korean hops for the staging page even though Korean has a
+treatment page. A question that asks only about sections its language has, or names no cancer
+type, is searched once.
 """
 
 from __future__ import annotations
@@ -50,8 +52,8 @@ class SectionIntents:
                             for language, values in sections.items()}
 
     def gap(self, question: str) -> list[str]:
-        """The intents ``question`` asks about that sections in other languages are on, when no
-        section in its own language is on any of them (else ``[]``)."""
+        """The intents ``question`` asks about that no section in its own language is on and a
+        section in another language is (``[]``: none)."""
         language = detect_language(question)
         asked = [i for i in self.intents.detect(question) if i != OVERVIEW]
         own = self.by_language.get(language, set())
