@@ -156,6 +156,43 @@ def test_money_who_gives_care_and_one_person_s_time_left_need_evidence_that_spea
     priced = pages(("Lung cancer: paying for care",
                     "The cost of surgery depends on the hospital and on what insurance covers."))
     assert check.before("How much does lung cancer surgery cost?", priced).relevant
+    # a fee named with the treatment it pays for (수술비, 手術代): read before the treatment is
+    assert not check.before("위암 수술비는 보통 얼마 정도예요?", stomach).relevant
+    japanese = pages(("大腸がん - 治療", "大腸がんの治療は手術が中心で、進み具合によって抗がん剤を使います。"))
+    assert not check.before("大腸がんの手術代はいくらくらいかかりますか", japanese).relevant
+    assert not check.before("大腸がんの手術はどの病院で受けるのがいいですか", japanese).relevant
+
+
+@pytest.mark.parametrize("question", [
+    "유방암 수술하고 나서 언제쯤 복직할 수 있을까요?",                    # work
+    "抗がん剤治療中だけど仕事は続けられますか",
+    "乳腺癌化疗期间还能上班吗",
+    "Can I go back to work during chemotherapy for breast cancer?",
+    "유방암 치료가 끝나면 임신해도 되나요?",                              # having a child
+    "乳がんのホルモン療法中に妊娠しても大丈夫ですか",
+    "乳腺癌治疗后还能生孩子吗？",
+    "유방암 항암 중에 부부관계 해도 되나요?",                              # sex
+    "乳癌化療期間可以有性生活嗎？",
+    "유방암 수술 후 비행기 타고 여행 가도 되나요?",                        # travel
+    "乳がんの手術のあと、海外旅行はいつから行けますか",
+])
+def test_work_a_child_sex_and_travel_need_evidence_that_speaks_of_them(check, question):
+    """The life beside the illness: a page on the treatment covers the cancer and the treatment a
+    question names, and says nothing of when one may work, have a child, have sex or travel."""
+    breast = pages(("Breast cancer: treatment",
+                    "유방암 수술 항암 치료 乳がん 手術 抗がん剤 治療 ホルモン療法 乳腺癌 化疗 治疗 乳癌 化療 "
+                    "Breast cancer is treated with surgery, chemotherapy, radiotherapy and hormone therapy."))
+    verdict = check.before(question, breast)
+    assert not verdict.relevant, verdict
+
+
+def test_a_page_that_speaks_of_the_life_beside_the_illness_answers_it(check):
+    fertility = pages(("Breast cancer: treatment", "Chemotherapy can affect fertility; women who want to become "
+                                                   "pregnant later can talk to their team before treatment."))
+    assert check.before("Can I get pregnant after chemotherapy for breast cancer?", fertility).relevant
+    assert check.before("Does chemotherapy work for breast cancer?", fertility).relevant  # "work": not a job
+    liver = pages(("肝がん - 概要", "肝臓は栄養をたくわえ、体に入った有害なものを分解する臓器です。"))
+    assert check.before("肝臓はどんな仕事をしている臓器ですか", liver).relevant  # what the liver does
 
 
 @pytest.mark.parametrize("question", [

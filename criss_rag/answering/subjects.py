@@ -13,6 +13,7 @@ import re
 
 from criss_rag.language.chinese_script import simplified_chars
 from criss_rag.language.text import detect_language
+from criss_rag.lexicon.aspect_words import OUTSIDE_CARE
 from criss_rag.lexicon.facets import Facets, extract, named_spans
 from criss_rag.lexicon.organs import EUPHEMISM
 from criss_rag.types import RelevanceVerdict
@@ -78,7 +79,7 @@ def same_subject(question: str, texts: list[str], titles: list[str], verdict: Re
     """
     facets = extract(question)
     apart = [f"population:{_ANIMAL}"] if _ANIMAL in facets.population else []
-    apart += [f"aspect:{asked}" for asked in sorted(set(facets.aspect) & _OUTSIDE_CARE)]
+    apart += [f"aspect:{asked}" for asked in sorted(set(facets.aspect) & OUTSIDE_CARE)]
     said = set().union(*map(concepts_named, texts)) if apart else set()
     spans = named_spans(question, detect_language(question)) if apart else []
     missing: list[str] = []
@@ -144,6 +145,3 @@ _CANCER_TREATMENTS = {"chemotherapy", "radiotherapy", "immunotherapy", "targeted
 
 
 _ANIMAL = "animal"
-#: what is asked about care or one person rather than about the cancer (the lexicon's aspects
-#: cost, provider and lifespan)
-_OUTSIDE_CARE = {"cost", "provider", "lifespan"}

@@ -62,6 +62,11 @@ TIMING: dict[str, list[Word]] = {
     ],
 }
 
+#: what is asked about care, one person or the life beside the illness rather than about the cancer:
+#: no page on a cancer answers it unless it speaks of it (what care costs, which hospital, one
+#: patient's time left, work, having a child, sex, travel)
+OUTSIDE_CARE = frozenset({"cost", "provider", "lifespan", "work", "pregnancy", "sex", "travel"})
+
 #: what is asked about the cancer (kept)
 ASPECTS: dict[str, list[Word]] = {
     "en": [
@@ -90,6 +95,14 @@ ASPECTS: dict[str, list[Word]] = {
         (r"how\s+long\s+(?:\w+\s+){0,4}?(?:left|to\s+live|(?:will|would|can|could)\s+(?:\w+\s+)?(?:live|survive))|"
          r"(?:time|months?|years?)\s+(?:\w+\s+)?left\s+to\s+live|how\s+much\s+time\s+(?:\w+\s+){0,3}left",
          "aspect", "lifespan", False),
+        # life beside the illness: work, having a child, sex, travel (pages on a cancer's medicine do
+        # not say when one may go back to work, get pregnant or fly)
+        (r"(?:back|return\w*|go|going|went)\s+to\s+work|at\s+work|my\s+job|sick\s+leave|employer|time\s+off\s+work",
+         "aspect", "work", False),
+        (r"pregnan\w*|fertil\w*|conceiv\w*|(?:have|having)\s+(?:a\s+)?(?:baby|babies|children|kids)", "aspect",
+         "pregnancy", False),
+        (r"sex|sexual\w*|intercourse|intimacy", "aspect", "sex", False),
+        (r"travel\w*|fly|flying|flight|plane|vacation|holiday", "aspect", "travel", False),
     ],
     "ko": [
         (r"부작용", "aspect", "side-effects", False),
@@ -108,6 +121,11 @@ ASPECTS: dict[str, list[Word]] = {
          r"(?:병원|의사|교수님?|명의)\s*(?:추천|순위|잘하)|명의", "aspect", "provider", False),
         (r"얼마나\s*(?:더\s*)?(?:살\s*수|살까|살아|사실|버티|버틸)|남은\s*(?:시간|기간|수명)|몇\s*(?:개월|달|년)\s*(?:더\s*)?(?:남|살|사실)|"
          r"여명|시한부", "aspect", "lifespan", False),
+        (r"출근|퇴근|복직|휴직|병가|직장\s*(?:생활|복귀|다니)|회사\s*(?:다니|생활|복귀|출근|를?\s*쉬)|일\s*(?:을|를)?\s*(?:계속|다시)\s*(?:하|다니)",
+         "aspect", "work", False),
+        (r"임신|출산|가임|난임|불임|아기를?\s*(?:갖|가질|낳)|아이를?\s*(?:갖|가질|낳)", "aspect", "pregnancy", False),
+        (r"성관계|성생활|부부\s*관계|잠자리", "aspect", "sex", False),
+        (r"여행|비행기", "aspect", "travel", False),
     ],
     "ja": [
         (r"副作用", "aspect", "side-effects", False),
@@ -122,9 +140,15 @@ ASPECTS: dict[str, list[Word]] = {
         (r"臨床試験|研究", "aspect", "research", False),
         (r"費用|値段|価格|お金|保険|自己負担|高額療養費|医療費|治療費|手術代|薬代|検査代|入院費|負担額|"
          r"いくら(?=[？?]|$|ぐらい|くらい|位|かか|です|でしょう|必要)", "aspect", "cost", False),
-        (r"(?:どこの|おすすめ|評判|有名な|上手な?)\S{0,6}?(?:病院|医者|医師|先生|名医)|(?:病院|医者|医師|先生)"
+        (r"(?:どこの|どの|おすすめ|評判|有名な|上手な?)\S{0,6}?(?:病院|医者|医師|先生|名医)|(?:病院|医者|医師|先生)"
          r"(?:は|が)?(?:どこ|おすすめ|評判|上手)|評判|名医", "aspect", "provider", False),
         (r"余命|あと(?:何|どれ|どの)\S{0,4}?(?:生き|もつ|持つ)|生きられる", "aspect", "lifespan", False),
+        # 仕事 of a person, not of an organ (肝臓はどんな仕事をしている: what the liver does)
+        (r"仕事(?:を|に|へ|は|と)?(?:続け|休|復帰|戻|行|辞め|探|両立)|仕事中|仕事しながら|職場|復職|休職|出勤|"
+         r"会社(?:に|を|へ)?(?:行|通|勤|休|戻)", "aspect", "work", False),
+        (r"妊娠|出産|妊活|不妊|子ども(?:を|が)?(?:作|産|欲し|授か)|子供(?:を|が)?(?:作|産|欲し|授か)", "aspect", "pregnancy", False),
+        (r"性生活|夫婦生活|セックス|性行為", "aspect", "sex", False),
+        (r"旅行|飛行機", "aspect", "travel", False),
     ],
     "zh": [
         (r"副作用", "aspect", "side-effects", False),
@@ -143,5 +167,9 @@ ASPECTS: dict[str, list[Word]] = {
          r"(?:医院|医生|专家)(?:推荐|排名)|名医", "aspect", "provider", False),
         (r"(?:还|仲)?能?活多久|活得了多久|剩下多少时间|还有多少时间|余命|几耐命|(?:还|仲)有(?:多久|几耐)",
          "aspect", "lifespan", False),
+        (r"上班|复工|復工|返工|请假|請假|病假|工作", "aspect", "work", False),
+        (r"怀孕|懷孕|生育|备孕|備孕|不孕|生孩子|生小孩|生仔|怀孩子", "aspect", "pregnancy", False),
+        (r"性生活|同房|房事|夫妻生活|性行为", "aspect", "sex", False),
+        (r"旅行|旅游|旅遊|坐飞机|坐飛機|搭飞机|搭飛機|出国|出國", "aspect", "travel", False),
     ],
 }

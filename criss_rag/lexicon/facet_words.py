@@ -14,8 +14,9 @@ The lists are kept per kind of facet, all four languages side by side:
 
 :data:`LEXICON` joins them per language in the order they are tried: subtypes, receptor status,
 disease state, population, line, treatment, test, drug, direction, timing, site, aspect, organ
-names, tissue families. Within a table the more specific pattern comes first ("non-small cell" before
-"small cell", "남성" before "성인"); a ``blank`` match is removed from the text so that later
+names, tissue families; the aspects outside the cancer's medicine (cost, provider, work, ...) come
+first. Within a table the more specific pattern comes first ("non-small cell" before "small
+cell", "남성" before "성인"); a ``blank`` match is removed from the text so that later
 patterns, numbers and negations do not read it again. Site words are kept (not blanked): "lung
 cancer that spread to the liver" keeps "lung cancer" as the cancer named and both organs as sites.
 ``value`` ``None`` keeps the matched text (drug names found by their suffix).
@@ -26,7 +27,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from criss_rag.lexicon.aspect_words import ASPECTS, DIRECTIONS, TIMING
+from criss_rag.lexicon.aspect_words import ASPECTS, DIRECTIONS, OUTSIDE_CARE, TIMING
 from criss_rag.lexicon.cancer_kind_words import BIOMARKERS, DISEASE_STATES, FAMILIES, SUBTYPES
 from criss_rag.lexicon.organs import ORGAN_NAMES
 from criss_rag.lexicon.population_words import POPULATIONS
@@ -66,6 +67,10 @@ def _families(language: str) -> list[Word]:
 
 def _entries(language: str) -> list[Entry]:
     words = [word for table in _TABLES for word in table.get(language, [])]
+    # what care costs and who gives it are read first, before a treatment word is blanked out of
+    # 수술비 or 手術代 (surgery fee)
+    care = [word for word in words if word[1] == "aspect" and word[2] in OUTSIDE_CARE]
+    words = [*care, *(word for word in words if word not in care)]
     wrap = _en if language == "en" else _cjk
     return wrap([*words, *_organ_names(language), *_families(language)])
 
