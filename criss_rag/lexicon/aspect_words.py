@@ -146,7 +146,7 @@ ASPECTS: dict[str, list[Word]] = {
         # 仕事 of a person, not of an organ (肝臓はどんな仕事をしている: what the liver does)
         (r"仕事(?:を|に|へ|は|と)?(?:続け|休|復帰|戻|行|辞め|探|両立)|仕事中|仕事しながら|職場|復職|休職|出勤|"
          r"会社(?:に|を|へ)?(?:行|通|勤|休|戻)", "aspect", "work", False),
-        (r"妊娠|出産|妊活|不妊|子ども(?:を|が)?(?:作|産|欲し|授か)|子供(?:を|が)?(?:作|産|欲し|授か)", "aspect", "pregnancy", False),
+        (r"妊娠|出産|妊活|不妊|子(?:ども|供)(?:を|が)?(?:作|産|欲し|授か)", "aspect", "pregnancy", False),
         (r"性生活|夫婦生活|セックス|性行為", "aspect", "sex", False),
         (r"旅行|飛行機", "aspect", "travel", False),
     ],
