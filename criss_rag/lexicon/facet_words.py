@@ -67,8 +67,8 @@ def _families(language: str) -> list[Word]:
 
 def _entries(language: str) -> list[Entry]:
     words = [word for table in _TABLES for word in table.get(language, [])]
-    # what care costs and who gives it are read first, before a treatment word is blanked out of
-    # 수술비 or 手術代 (surgery fee)
+    # the aspects outside the cancer's medicine are read first, before a treatment word is blanked
+    # out of 수술비 or 手術代 (surgery fee)
     care = [word for word in words if word[1] == "aspect" and word[2] in OUTSIDE_CARE]
     words = [*care, *(word for word in words if word not in care)]
     wrap = _en if language == "en" else _cjk
