@@ -172,22 +172,25 @@ def asked_part(text: str) -> str:
     return text[ends[-1]:] if ends and ends[-1] < len(text) else text
 
 
-#: how close to a bare "what is" a cancer's name must be, in characters
+#: how close to a bare "what is" or "why" a cancer's name must be, in characters
 _NEAR = 6
 
 
 @lru_cache(maxsize=1)
+def _builtin_data() -> dict:
+    return yaml.safe_load(BUILTIN_FILE.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
 def _bare() -> frozenset[str]:
-    data = yaml.safe_load(BUILTIN_FILE.read_text(encoding="utf-8"))
-    return frozenset(normalise_text(c) for cues in data["bare"].values() for c in cues)
+    return frozenset(normalise_text(c) for cues in _builtin_data()["bare"].values() for c in cues)
 
 
 @lru_cache(maxsize=1)
 def _builtin_cues() -> dict[str, list[str]]:
-    data = yaml.safe_load(BUILTIN_FILE.read_text(encoding="utf-8"))
     return {
         intent: [c for lang in ("en", "ko", "ja", "zh") for c in entry.get(lang, [])]
-        for intent, entry in data["intents"].items()
+        for intent, entry in _builtin_data()["intents"].items()
     }
 
 
