@@ -69,8 +69,7 @@ def _entries(language: str) -> list[Entry]:
     words = [word for table in _TABLES for word in table.get(language, [])]
     # the aspects outside the cancer's medicine are read first, before a treatment word is blanked
     # out of 수술비 or 手術代 (surgery fee)
-    care = [word for word in words if word[1] == "aspect" and word[2] in OUTSIDE_CARE]
-    words = [*care, *(word for word in words if word not in care)]
+    words.sort(key=lambda word: not (word[1] == "aspect" and word[2] in OUTSIDE_CARE))  # stable
     wrap = _en if language == "en" else _cjk
     return wrap([*words, *_organ_names(language), *_families(language)])
 

@@ -66,12 +66,11 @@ class IntentLexicon:
         삼중음성이래요. 유방암에도 종류가 있나요?" asks about kinds, not the test; "黄疸が出たとき、
         何をしてもらえますか" about what can be done, not the symptom). A bare "what is it" decides
         only about a cancer: "부작용은 뭐예요?" after "항암 치료 중이에요." asks about the treatment."""
-        scope, asked = text, question_sentences(text)
+        scope, asked, found = text, question_sentences(text), self._intents(text)
         for narrower in (asked, asked_part(asked)):
             cues = self._intents(narrower) if narrower != scope else []
             if cues and (cues != [OVERVIEW] or _CANCER_WORD.search(narrower)):
-                scope = narrower
-        found = self._intents(scope)
+                scope, found = narrower, cues
         specific = [intent for intent in found if intent != OVERVIEW]
         if len(specific) > 1:
             specific = _treated_symptoms(scope, self._mentions(scope), specific)
