@@ -399,3 +399,16 @@ def test_a_korean_question_gets_the_english_page_its_language_lacks_and_not_what
     claim = engine.ask("췌장암 진단받은 아버지 암보험 진단금 청구하려면 어떤 서류를 떼야 하나요?")
     assert claim.refused and claim.refusal_reason == "off_topic_evidence", claim.text
     assert "암보험" in (claim.refusal_detail or ""), claim.refusal_detail
+
+
+def test_a_fee_and_the_life_beside_the_illness_are_refused_when_no_page_speaks_of_them(engine):
+    """Real e5 over the example corpus: a surgery fee (手術代) and having a child after chemotherapy
+    are asked with words the treatment pages cover (the cancer, surgery, chemotherapy), and no
+    page speaks of money or pregnancy: both refused before generation (both answered on 9975df1)."""
+    for question, point in (("胃がんの手術代はどのくらいかかりますか", "手術代"),
+                            ("유방암 항암 치료가 끝나면 아기를 가져도 되나요?", "아기")):
+        answer = engine.ask(question)
+        assert answer.refused and answer.refusal_reason == "off_topic_evidence", answer.text
+        assert point in (answer.refusal_detail or ""), answer.refusal_detail
+    # the same words, asking what the pages say, are answered
+    assert not engine.ask("유방암 수술 후 항암 치료는 왜 하나요?").refused

@@ -123,7 +123,7 @@ ASPECTS: dict[str, list[Word]] = {
          r"여명|시한부", "aspect", "lifespan", False),
         (r"출근|퇴근|복직|휴직|병가|직장\s*(?:생활|복귀|다니)|회사\s*(?:다니|생활|복귀|출근|를?\s*쉬)|일\s*(?:을|를)?\s*(?:계속|다시)\s*(?:하|다니)",
          "aspect", "work", False),
-        (r"임신|출산|가임|난임|불임|(?:아기|아이)를?\s*(?:갖|가질|낳)", "aspect", "pregnancy", False),
+        (r"임신|출산|가임|난임|불임|(?:아기|아이)를?\s*(?:갖|가지|가져|가질|낳)", "aspect", "pregnancy", False),
         (r"성관계|성생활|부부\s*관계|잠자리", "aspect", "sex", False),
         (r"여행|비행기", "aspect", "travel", False),
     ],
