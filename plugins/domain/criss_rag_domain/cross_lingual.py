@@ -82,16 +82,18 @@ class CrossLingualTerms:
         self.corpus_shares = {lang: n / total for lang, n in counts.items()} if total else {}
         return None
 
-    def terms(self, text: str) -> list[str]:
-        """The English terms for what ``text`` asks about; none unless it names a cancer type of
-        the lexicon (an intent alone, "symptoms" for a thyroid question, would pull in passages
-        about some cancer's symptoms and lift the dense score an out-of-scope question is refused by)."""
+    def terms(self, text: str, intents: Sequence[str] | None = None) -> list[str]:
+        """The English terms for what ``text`` asks about (``intents``, else read by the cues); none
+        unless it names a cancer type of the lexicon (an intent alone, "symptoms" for a thyroid
+        question, would pull in passages about some cancer's symptoms and lift the dense score an
+        out-of-scope question is refused by)."""
         types = self.lexicon.detect(text)
         if not types:
             return []
         found = [population for population, cues in POPULATION_CUES.items() if any(cue in text for cue in cues)]
         found += [self.lexicon.name(type_id) for type_id in types]
-        found += [INTENT_TERMS[intent] for intent in self.intents.detect(text) if intent in INTENT_TERMS]
+        asked = self.intents.detect(text) if intents is None else intents
+        found += [INTENT_TERMS[intent] for intent in asked if intent in INTENT_TERMS]
         return list(dict.fromkeys(found))
 
     def transform(self, query: Query) -> Query:

@@ -11,6 +11,7 @@ from criss_rag.context import ComponentContext
 from criss_rag.errors import ConfigError
 from criss_rag.plugin_utils import DECLARES_SIGNAL
 from criss_rag.types import Hit, Query
+from criss_rag_domain.intent_model import intent_reader
 from criss_rag_domain.intents import OVERVIEW, IntentLexicon
 
 #: MedQuAD's `section` values (its question types) for each built-in intent.
@@ -66,6 +67,15 @@ class IntentBoost:
             "one naming a stage about stages, one naming a drug about treatment (read with the shared multilingual "
             "lexicon, criss_rag.lexicon.facets)",
         )
+        intent_model: str | None = Field(
+            None, description="a learned intent model read beside the cues (criss_rag_domain.intent_model): "
+            "`builtin` (trained on the example corpus's question sets) or the path of one written by "
+            "benchmarks/train_intent_model.py; null = cues only",
+        )
+        intent_min_probability: float = Field(
+            0.5, gt=0, le=1, description="the model decides when its most probable intent reaches this; "
+            "the cues decide otherwise",
+        )
         otherwise: str | None = Field(
             OVERVIEW, description="the intent assumed when no cue matches; null = boost nothing then"
         )
@@ -103,7 +113,8 @@ class IntentBoost:
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
         self.stage = ctx.stage
-        self.intents = IntentLexicon(params.cues, builtin=params.builtin_cues, named_things=params.named_things)
+        lexicon = IntentLexicon(params.cues, builtin=params.builtin_cues, named_things=params.named_things)
+        self.intents = intent_reader(lexicon, params.intent_model, params.intent_min_probability, ctx)
         known = set(self.intents.intents)
         unknown = sorted({*params.sections, *([params.otherwise] if params.otherwise else [])} - known)
         if unknown:
@@ -125,9 +136,10 @@ class IntentBoost:
     def wanted_sections(self, query: Query) -> list[str]:
         return list(dict.fromkeys(s for intent in self.detect(query) for s in self.params.sections.get(intent, [])))
 
-    def section_of(self, hit: Hit) -> Any:
-        """The chunk's section: the value of the first of ``field`` it carries (None if none)."""
-        return next((hit.metadata[f] for f in self.fields if hit.metadata.get(f) is not None), None)
+    def section_of(self, chunk: Hit | Any) -> Any:
+        """The section of a hit or a chunk: the value of the first of ``field`` it carries (None if none)."""
+        metadata = getattr(chunk, "metadata", None) or {}
+        return next((metadata[f] for f in self.fields if metadata.get(f) is not None), None)
 
     def rerank(self, query: Query, hits: list[Hit]) -> list[Hit]:
         wanted = self.wanted_sections(query) if self.active else []
@@ -144,8 +156,12 @@ class IntentBoost:
         return sorted(out, key=lambda h: -h.score)  # stable: equal scores keep their order
 
     def check_corpus(self, nodes: Sequence[Any]) -> str | None:
-        if not nodes or any(f in getattr(n, "metadata", {}) for n in nodes for f in self.fields):
+        if not nodes:
             return None
+        sections = {str(s) for n in nodes if (s := self.section_of(n)) is not None}
+        if sections:
+            set_aside = self.intents.read_sections(sections)
+            return f"reranker 'intent-boost': {set_aside}" if set_aside else None
         keys = " or ".join(repr(f) for f in self.fields)
         present = sorted(set().union(*(getattr(n, "metadata", {}).keys() for n in nodes)))
         missing = f"reranker 'intent-boost': no chunk of the corpus has the metadata field {keys}"

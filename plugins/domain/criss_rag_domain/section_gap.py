@@ -30,15 +30,18 @@ from criss_rag.context import ComponentContext
 from criss_rag.plugin_utils import detect_language
 from criss_rag.types import Hit, Query
 from criss_rag_domain.cross_lingual import CrossLingualTerms
+from criss_rag_domain.intent_model import IntentReader, intent_reader
 from criss_rag_domain.intents import OVERVIEW, IntentLexicon
 
 
 class SectionIntents:
     """The intents each language's sections are on, read from a corpus's chunks."""
 
-    def __init__(self, fields: Sequence[str], intents: IntentLexicon) -> None:
+    def __init__(self, fields: Sequence[str], intents: IntentLexicon, reader: IntentReader | None = None) -> None:
         self.fields = list(fields)
-        self.intents = intents
+        self.intents = intents  # reads the sections
+        self.reader = reader or IntentReader(intents)  # reads the questions
+        self.set_aside: str | None = None  # why the reader's model is not used on this corpus
         self.by_language: dict[str, set[str]] = {}
 
     def read(self, nodes: Sequence[Any]) -> None:
@@ -50,12 +53,13 @@ class SectionIntents:
                 sections.setdefault(detect_language(getattr(node, "text", "") or ""), set()).add(str(section))
         self.by_language = {language: {i for value in values for i in self.intents.detect(value)}
                             for language, values in sections.items()}
+        self.set_aside = self.reader.read_sections(set().union(*sections.values()))
 
-    def gap(self, question: str) -> list[str]:
-        """The intents ``question`` asks about that no section in its own language is on and a
-        section in another language is (``[]``: none)."""
+    def gap(self, question: str, asked: Sequence[str] | None = None) -> list[str]:
+        """The intents ``question`` asks about (``asked``, else read) that no section in its own
+        language is on and a section in another language is (``[]``: none)."""
         language = detect_language(question)
-        asked = [i for i in self.intents.detect(question) if i != OVERVIEW]
+        asked = [i for i in (self.reader.detect(question) if asked is None else asked) if i != OVERVIEW]
         own = self.by_language.get(language, set())
         elsewhere = set().union(*(i for lang, i in self.by_language.items() if lang != language))
         return [i for i in asked if i not in own and i in elsewhere]
@@ -75,19 +79,30 @@ class CrossLingualHop:
             default_factory=lambda: ["ko", "ja", "zh"],
             description="question languages that may hop (the lexicons have ko, ja and zh synonyms)",
         )
+        intent_model: str | None = Field(
+            None, description="a learned intent model read beside the cues, as intent-boost's `intent_model`: "
+            "`builtin`, a path, or null (cues only)",
+        )
+        intent_min_probability: float = Field(
+            0.5, gt=0, le=1, description="the model decides when its most probable intent reaches this",
+        )
 
     def __init__(self, params: Params, ctx: ComponentContext) -> None:
         self.params = params
         self.terms = CrossLingualTerms(CrossLingualTerms.Params(languages=params.languages), ctx)
-        self.sections = SectionIntents(params.section_fields, self.terms.intents)
+        self.reader = intent_reader(self.terms.intents, params.intent_model, params.intent_min_probability, ctx)
+        self.sections = SectionIntents(params.section_fields, self.terms.intents, self.reader)
 
     def check_corpus(self, nodes: Sequence[Any]) -> str | None:
         """Reads the intents each language's sections are on."""
         self.sections.read(nodes)
-        return None
+        return f"hop policy 'cross-lingual-hop': {self.sections.set_aside}" if self.sections.set_aside else None
 
     def next_query(self, query: Query, hits: list[Hit], hop: int) -> str | None:
-        if hop > 1 or detect_language(query.text) not in self.params.languages or not self.sections.gap(query.text):
+        if hop > 1 or detect_language(query.text) not in self.params.languages:
             return None
-        terms = self.terms.terms(query.text)
+        asked = self.reader.detect(query.text)
+        if not self.sections.gap(query.text, asked):
+            return None
+        terms = self.terms.terms(query.text, asked)
         return " ".join(terms) if terms else None
