@@ -412,3 +412,21 @@ def test_a_fee_and_the_life_beside_the_illness_are_refused_when_no_page_speaks_o
         assert point in (answer.refusal_detail or ""), answer.refusal_detail
     # the same words, asking what the pages say, are answered
     assert not engine.ask("유방암 수술 후 항암 치료는 왜 하나요?").refused
+
+
+@pytest.mark.parametrize(
+    ("question", "doc_id"),
+    [
+        ("肺癌晚期没有基因突变能吃什么药", "ncc-6-5-zh"),  # "late stage" and "mutation" are cues of other sections
+        ("早期の大腸がんって内視鏡だけで取りきれるの？", "ncc-2-5-ja"),  # "can it all be taken out": no treatment cue
+        ("간암 말기면 어떤 약을 써요?", "ncc-1-5-ko"),  # "which medicine": no treatment cue
+    ],
+)
+def test_the_intent_model_reads_what_a_question_asks_in_words_no_cue_holds(engine, question, doc_id):
+    from criss_rag.evaluation.retrieval import rank_documents
+
+    doc_ids, _ = rank_documents(engine, question)
+    assert doc_ids[0] == doc_id, doc_ids[:3]
+    reader = next(c for cc, c in engine.pipeline.many("rerankers") if cc.label == "section-intent").intents
+    assert reader.model is not None and not reader.set_aside
+    assert reader.detect(question) == ["treatment"]

@@ -14,6 +14,10 @@ lexicon (:mod:`criss_rag.lexicon.facets`) reads them in every language; with ``n
 default), a question with no cue besides the overview's asks about diagnosis when it names a test,
 stages when it names a stage or how far the disease has gone (제한기, 早期, locally advanced), and
 treatment when it names a drug.
+
+Cues know a section only by the words listed; :mod:`criss_rag_domain.intent_model` reads the same
+intents from the question's embedding with a classifier learned from questions, and falls back to
+these cues when it is unsure.
 """
 
 from __future__ import annotations
