@@ -68,6 +68,13 @@ def test_a_question_about_a_section_only_another_language_has_hops_once_in_engli
     assert policy.next_query(Query(DIAGNOSIS_QUESTION), [], 2) is None  # once
 
 
+def test_a_question_that_describes_its_cancer_by_the_organ_hops_too():
+    # "a malignant tumour grown in the stomach: what tests?" names no cancer type, it describes one
+    described = Query("胃里长了恶性肿瘤要做什么检查？")
+    assert hop().next_query(described, [], 1) == "Stomach (gastric) cancer diagnosis tests"
+    assert hop().next_query(Query("胃不舒服要做什么检查？"), [], 1) is None  # an upset stomach: no cancer
+
+
 def test_a_question_about_two_sections_hops_for_the_one_its_language_lacks():
     # how is it treated, and which tests find it: the Chinese treatment page is there, diagnosis is not
     question = "胃癌要做什么检查？怎么治疗？"

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from criss_rag.context import ComponentContext
 from criss_rag.plugin_utils import detect_language, refers_to
 from criss_rag.types import Query
+from criss_rag_domain.asked import asked_types
 from criss_rag_domain.intents import IntentLexicon
 from criss_rag_domain.lexicon import CancerLexicon
 
@@ -84,10 +85,11 @@ class CrossLingualTerms:
 
     def terms(self, text: str, intents: Sequence[str] | None = None) -> list[str]:
         """The English terms for what ``text`` asks about (``intents``, else read by the cues); none
-        unless it names a cancer type of the lexicon (an intent alone, "symptoms" for a thyroid
-        question, would pull in passages about some cancer's symptoms and lift the dense score an
-        out-of-scope question is refused by)."""
-        types = self.lexicon.detect(text)
+        unless it names a cancer type of the lexicon or describes one by its organ and a cancer word
+        (이자에 생긴 암, 腸のがん: :func:`~criss_rag_domain.asked.asked_types`). An intent alone,
+        "symptoms" for a thyroid question, would pull in passages about some cancer's symptoms and
+        lift the dense score an out-of-scope question is refused by."""
+        types = self.lexicon.detect(text) or asked_types(self.lexicon, text)
         if not types:
             return []
         found = [population for population, cues in POPULATION_CUES.items() if any(cue in text for cue in cues)]
