@@ -988,6 +988,26 @@ def test_the_answer_is_quoted_from_the_language_of_the_best_ranked_passage(gener
     assert "간암은" in text and "staged" not in text
 
 
+def test_a_passage_in_another_language_is_quoted_where_it_names_what_the_question_asks(generator):
+    """Words cannot match across languages; the things the shared lexicon reads can: "局所進行" and
+    "locally advanced", "手術" and "surgery". Without them the passage's lead would be quoted."""
+    text = ("Pancreatic cancer is often grouped by whether it can be removed. "
+            "Resectable pancreatic cancer has not grown into major blood vessels. "
+            "Locally advanced pancreatic cancer has grown around major vessels, so surgery is not possible. "
+            "Metastatic, or stage IV, pancreatic cancer has spread to the liver or the lungs.")
+    hits = [hit("panc-staging-en#s0", text, doc_id="panc-staging-en", title="Pancreatic cancer: staging", lang="en")]
+    context = NumberedContext(NumberedContext.Params(), None).build(Query("q"), hits)
+
+    def quoted_across(question: str) -> list[str]:  # below the notice and the line saying the sources' language
+        notice, language_note, body = generator.generate(Query(question), context).text.split("\n", 2)
+        return [sentence for sentence, _ in quoted(f"{notice}\n{body}")[1]]
+
+    assert quoted_across("局所進行膵がんと言われました。手術はできないってことですか？")[0].startswith(
+        "Locally advanced pancreatic cancer")
+    assert quoted_across("胰臟癌第四期會轉移到哪裡？") == [
+        "Metastatic, or stage IV, pancreatic cancer has spread to the liver or the lungs."]
+
+
 def test_empty_context_gives_empty_text(generator):
     generation = generator.generate(Query("What is cancer?"), Context((), ""))
     assert generation.text == "" and "no LLM" in generation.model

@@ -3,7 +3,9 @@
 It is not a language model and says so: every answer opens with a notice that the text is
 extracted, and every sentence carries the ``[n]`` of the passage it was copied from. It quotes the
 passages in the language of the best-ranked one; when that is another language than the question's,
-the notice says which.
+the notice says which, and question and sentences are matched by what the shared multilingual
+lexicon reads in them (a site, stage, treatment, test...: "局所進行膵がん" and "locally advanced
+pancreatic cancer" name the same things) instead of by words they cannot share.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from criss_rag.answering.subjects import concepts_named
 from criss_rag.context import ComponentContext
 from criss_rag.plugin_utils import FILLER_WORDS, detect_language, languages_of, message_for, refers_to, split_sentences
 from criss_rag.types import Context, Generation, Query
@@ -65,10 +68,16 @@ class ExtractiveGenerator:
             warm()
 
     def generate(self, query: Query, context: Context) -> Generation:
-        question = set(self.analyzer.analyze(query.text))
+        # quoted from the passages in the language of the best-ranked one: a Korean question whose
+        # ranking put an English staging page above the Korean overview (its language has no staging
+        # page) is answered from that page, not from the Korean one's shared words
+        lead = hit_language(context.evidence[0].hit) if context.evidence else ""
+        across = bool(lead) and lead != detect_language(query.text)
+        read = self._concepts if across else self._terms
+        question = read(query.text)
         # filler words in the question's languages only: an English question loads no Chinese analyzer
         languages = languages_of(query.text)
-        generic = {
+        generic = set() if across else {
             t for word in FILLER_WORDS if detect_language(word) in languages for t in self.analyzer.analyze(word)
         }
         wanted = (question - generic) or question  # "cancer" matches every passage: it selects nothing
@@ -77,15 +86,11 @@ class ExtractiveGenerator:
         titles: set[str] = set()
         sections: set[str] = set()
         units: dict[int, list[str]] = {}  # each passage's sentences and list items, in order
-        # quoted from the passages in the language of the best-ranked one: a Korean question whose
-        # ranking put an English staging page above the Korean overview (its language has no staging
-        # page) is answered from that page, not from the Korean one's shared words
-        lead = hit_language(context.evidence[0].hit) if context.evidence else ""
         for evidence in (e for e in context.evidence if hit_language(e.hit) == lead):
             meta = evidence.hit.metadata
-            title = set(self.analyzer.analyze(str(meta.get("title") or "")))
-            heading = set(self.analyzer.analyze(str(meta.get("heading") or "")))
-            section = set(self.analyzer.analyze(" ".join(str(meta.get(k) or "") for k in SECTION_FIELDS)))
+            title = read(str(meta.get("title") or ""))
+            heading = read(str(meta.get("heading") or ""))
+            section = read(" ".join(str(meta.get(k) or "") for k in SECTION_FIELDS))
             about[evidence.number] = title | heading | section
             titles |= title
             sections |= section
@@ -95,7 +100,7 @@ class ExtractiveGenerator:
             units[evidence.number] = split_sentences(text)
             for position, sentence in enumerate(units[evidence.number]):
                 if len(sentence) >= self.params.min_sentence_chars:
-                    candidates.append((evidence.number, position, sentence, set(self.analyzer.analyze(sentence))))
+                    candidates.append((evidence.number, position, sentence, read(sentence)))
         # the question's topic: its words that some title names and no section label does (the
         # cancer, not "treatment"; headings are free text: "Warning signs of gastric cancer"); a
         # sentence whose passage and words miss all of them is about another one
@@ -155,6 +160,14 @@ class ExtractiveGenerator:
         notice = f"{notice}\n{note}" if note else notice
         body = quoted_body(quotes)
         return Generation(text=f"{notice}\n{body}".strip() if body else "", model="extractive (no LLM)")
+
+    def _terms(self, text: str) -> set[str]:
+        return set(self.analyzer.analyze(text))
+
+    @staticmethod
+    def _concepts(text: str) -> set[str]:
+        """What the shared lexicon reads in ``text`` in any language ("site:pancreas", "stage:stage:IV")."""
+        return set(concepts_named(text))
 
 
 def with_their_lists(chosen: list[tuple[int, int, str]], units: dict[int, list[str]]) -> list[tuple[int, str]]:
