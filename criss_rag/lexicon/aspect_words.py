@@ -53,7 +53,8 @@ TIMING: dict[str, list[Word]] = {
     "ja": [
         (r"(?<![立])前(?!立)", "timing", "before", False),
         (r"(?<![予])後", "timing", "after", False),
-        (r"中(?!心|国)|間に", "timing", "during", False),
+        # 治療中に, 妊娠中: a suffix; 中 that begins a compound (中央, 中心, 中止, 中期) is no time
+        (r"中(?![\u4e00-\u9fff])|間に", "timing", "during", False),
     ],
     "zh": [
         (r"之前|以前|前(?!列)", "timing", "before", False),
@@ -114,7 +115,7 @@ ASPECTS: dict[str, list[Word]] = {
         (r"병기", "aspect", "stages", False),
         (r"예방", "aspect", "prevention", False),
         (r"검진", "aspect", "screening", False),
-        (r"임상\s*시험|연구", "aspect", "research", False),
+        (r"임상\s*시험|연구(?!소|센터|원)", "aspect", "research", False),  # not a 연구소: an institution
         (r"비용|가격|보험|실비|진단금|본인\s*부담|치료비|수술비|검사비|진료비|병원비|입원비|약값|(?<![가-힣])돈[이은을도]|"
          r"얼마(?:예요|에요|인가요|일까요|나\s*들)", "aspect", "cost", False),
         (r"(?:어느|어디|좋은|잘하는|유명한|추천)\s*(?:\S+\s*){0,2}?(?:병원|의사|교수님?|선생님|명의)|"
@@ -137,7 +138,7 @@ ASPECTS: dict[str, list[Word]] = {
         (r"病期", "aspect", "stages", False),
         (r"予防", "aspect", "prevention", False),
         (r"検診", "aspect", "screening", False),
-        (r"臨床試験|研究", "aspect", "research", False),
+        (r"臨床試験|研究(?!センター|所)", "aspect", "research", False),  # not a 研究所: an institution
         (r"費用|値段|価格|お金|保険|自己負担|高額療養費|医療費|治療費|手術代|薬代|検査代|入院費|負担額|"
          r"いくら(?=[？?]|$|ぐらい|くらい|位|かか|です|でしょう|必要)", "aspect", "cost", False),
         (r"(?:どこの|どの|おすすめ|評判|有名な|上手な?)\S{0,6}?(?:病院|医者|医師|先生|名医)|(?:病院|医者|医師|先生)"
@@ -160,7 +161,7 @@ ASPECTS: dict[str, list[Word]] = {
         (r"分期", "aspect", "stages", False),
         (r"预防", "aspect", "prevention", False),
         (r"筛查", "aspect", "screening", False),
-        (r"临床试验|研究", "aspect", "research", False),
+        (r"临床试验|研究(?!中心|所|院)", "aspect", "research", False),  # not a 研究所: an institution
         (r"费用|价格|价钱|多少钱|几多钱|保险|医保|报销|自费|医药费|治疗费|手术费|花费|贵不贵|索偿|理赔|钱",
          "aspect", "cost", False),
         (r"(?:哪家|哪个|哪间|推荐|有名|出名|最好的?|好的)\S{0,4}?(?:医院|医生|大夫|专家|名医)|"
