@@ -284,3 +284,20 @@ def test_counts_are_not_what_a_korean_or_japanese_question_asks():
     assert "개월" in _without_counts("췌장암 4기인데 앞으로 몇 개월 남았을까요?")
     assert "열" in _without_counts("항암 치료 중에 열 나면 어떻게 해요?")  # a fever, not the number ten
     assert _without_counts("what is the 5 year survival rate") == ["what", "is", "the", "5", "year", "survival", "rate"]
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("抗がん剤治療中に熱が出たら", {"timing:during"}),  # 中 as a suffix: during
+        ("国立がん研究センター中央病院", set()),  # an institution's name: no research, no "during" in 中央
+        ("治療中止", set()),  # stopping treatment is no time
+        ("研究中心的医生", set()),
+        ("연구소", set()),
+        ("臨床研究に参加できますか", {"aspect:research"}),
+    ],
+)
+def test_an_institutions_name_and_a_compound_are_not_read_as_research_or_a_time(text, named):
+    from criss_rag.answering.subjects import concepts_named
+
+    assert {c for c in concepts_named(text) if c.startswith(("timing:", "aspect:research"))} == named
