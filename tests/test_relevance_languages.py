@@ -298,6 +298,6 @@ def test_counts_are_not_what_a_korean_or_japanese_question_asks():
     ],
 )
 def test_an_institutions_name_and_a_compound_are_not_read_as_research_or_a_time(text, named):
-    from criss_rag.answering.subjects import concepts_named
+    from criss_rag.lexicon.concepts import concepts_named
 
     assert {c for c in concepts_named(text) if c.startswith(("timing:", "aspect:research"))} == named

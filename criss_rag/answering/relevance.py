@@ -40,9 +40,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from criss_rag.answering.sentence_check import basic_terms
-from criss_rag.answering.subjects import SUBJECT, cancer_subjects, concepts_named, concepts_of, same_subject, subjects
+from criss_rag.answering.subjects import SUBJECT, cancer_subjects, same_subject, subjects
 from criss_rag.language.chinese_script import simplified_chars
 from criss_rag.language.text import HAN, HANGUL, detect_language, split_sentences
+from criss_rag.lexicon.concepts import concepts_named, concepts_of
 from criss_rag.lexicon.facets import extract, named_spans
 from criss_rag.types import Context, Evidence, RelevanceVerdict, SentenceSupport
 

@@ -14,23 +14,13 @@ import re
 from criss_rag.language.chinese_script import simplified_chars
 from criss_rag.language.text import detect_language
 from criss_rag.lexicon.aspect_words import OUTSIDE_CARE
-from criss_rag.lexicon.facets import Facets, extract, named_spans
+from criss_rag.lexicon.concepts import concepts_named
+from criss_rag.lexicon.facets import extract, named_spans
 from criss_rag.lexicon.organs import EUPHEMISM
 from criss_rag.types import RelevanceVerdict
 
 #: lexicon facets that name what a question is about (the cancer's site and subtype) rather than its point
 SUBJECT = ("site:", "subtype:")
-_CONCEPT_FACETS = ("site", "subtype", "stage", "population", "line", "treatment", "test", "drug", "biomarker",
-                   "disease", "direction", "timing", "aspect")
-
-
-def concepts_of(facets: Facets) -> set[str]:
-    """The language-neutral values of ``facets`` ("site:liver", "aspect:symptoms"); a biomarker by
-    its name alone (EGFR, whether a mutation or a status is named with it)."""
-    return {f"{name}:{value.split(':')[0] if name == 'biomarker' else value}"
-            for name in _CONCEPT_FACETS for value in getattr(facets, name)}
-
-
 def cancer_subjects(question: str) -> set[str]:
     """The sites and subtypes of the cancers a question names ("mouth cancer", 방광암, 白血病), and,
     when it says the cancer spread, every site it names (대장암이 간으로 번진: the liver too): what
@@ -42,13 +32,6 @@ def cancer_subjects(question: str) -> set[str]:
     if asked and "metastatic" in facets.disease:
         asked |= subjects(question)
     return asked
-
-
-@functools.lru_cache(maxsize=4096)
-def concepts_named(text: str) -> frozenset[str]:
-    """The concepts ``text`` names (:func:`concepts_of` its facets). Remembered per text: the same
-    passage titles and question words are read for every question they meet."""
-    return frozenset(concepts_of(extract(text)))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from criss_rag.answering.subjects import concepts_named
 from criss_rag.context import ComponentContext
+from criss_rag.lexicon.concepts import concepts_named
 from criss_rag.plugin_utils import FILLER_WORDS, detect_language, languages_of, message_for, refers_to, split_sentences
 from criss_rag.types import Context, Generation, Query
 from criss_rag_basic.languages import evidence_language_note, hit_language
