@@ -79,6 +79,15 @@ def test_a_missing_model_file_says_what_to_give(tmp_path):
         IntentModel.load(tmp_path / "nope.npz")
 
 
+def test_a_damaged_model_file_says_how_to_write_it_again(tmp_path):
+    (tmp_path / "broken.npz").write_bytes(b"not a model")
+    with pytest.raises(ConfigError, match=r"broken\.npz cannot be read .*train_intent_model\.py"):
+        IntentModel.load(tmp_path / "broken.npz")
+    np.savez(tmp_path / "half.npz", coef=np.zeros((2, 3)))  # no intercept, no classes
+    with pytest.raises(ConfigError, match=r"half\.npz cannot be read \(KeyError"):
+        IntentModel.load(tmp_path / "half.npz")
+
+
 def test_the_model_decides_when_sure_and_the_cues_when_not():
     lexicon = IntentLexicon()
     sure = IntentReader(lexicon, fake_model(), embed, min_probability=0.5)

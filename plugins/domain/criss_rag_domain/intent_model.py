@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,7 @@ class IntentModel:
     coef: np.ndarray        # (classes, dimensions)
     intercept: np.ndarray   # (classes,)
     embedding: str          # the model name of the embedding it was trained on
-    trained_on: str = ""    # what it learned from, for the trace and the docs
+    trained_on: str = ""    # what it learned from (the question sets)
 
     @classmethod
     def load(cls, path: str | Path) -> IntentModel:
@@ -51,10 +52,16 @@ class IntentModel:
         if not path.is_file():
             raise ConfigError(f"intent model {path} not found: give the path of a file written by "
                               f"benchmarks/train_intent_model.py, or `{BUILTIN}`")
-        with np.load(path, allow_pickle=False) as data:
-            about = json.loads(str(data["about"]))
-            return cls(tuple(about["classes"]), data["coef"], data["intercept"], about["embedding"],
-                       about.get("trained_on", ""))
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                about = json.loads(str(data["about"]))
+                return cls(tuple(about["classes"]), data["coef"], data["intercept"], about["embedding"],
+                           about.get("trained_on", ""))
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            raise ConfigError(
+                f"intent model {path} cannot be read ({type(exc).__name__}: {exc}): write it again with "
+                "benchmarks/train_intent_model.py (`make intent-model` for the built-in one)"
+            ) from None
 
     def save(self, path: str | Path) -> None:
         """Writes the model atomically (a temporary file in the same folder, then a rename)."""
@@ -150,7 +157,7 @@ class IntentReader:
 def intent_reader(lexicon: IntentLexicon, spec: str | None, min_probability: float,
                   ctx: ComponentContext) -> IntentReader:
     """The cues, with the intent model ``spec`` names (checked against the pipeline's embedding)."""
-    model = load_model(spec, lambda path: ctx.resolve_path(path))
+    model = load_model(spec, ctx.resolve_path)
     if model is None:
         return IntentReader(lexicon)
     model.check_embedding(ctx.embedding().model_name, ctx.stage)
