@@ -92,13 +92,6 @@ class IntentModel:
             )
 
 
-def load_model(spec: str | None, resolve: Callable[[str], Path]) -> IntentModel | None:
-    """``builtin`` (the model shipped beside this module), a path (resolved by ``resolve``) or None."""
-    if spec is None:
-        return None
-    return IntentModel.load(BUILTIN_FILE if spec == BUILTIN else resolve(spec))
-
-
 def train(vectors: np.ndarray, labels: Sequence[str], *, embedding: str, strength: float = 10.0,
           trained_on: str = "") -> IntentModel:
     """Fits the model on unit-length question vectors and their intents (scikit-learn's
@@ -157,9 +150,9 @@ class IntentReader:
 def intent_reader(lexicon: IntentLexicon, spec: str | None, min_probability: float,
                   ctx: ComponentContext) -> IntentReader:
     """The cues, with the intent model ``spec`` names (checked against the pipeline's embedding)."""
-    model = load_model(spec, ctx.resolve_path)
-    if model is None:
+    if spec is None:
         return IntentReader(lexicon)
+    model = IntentModel.load(BUILTIN_FILE if spec == BUILTIN else ctx.resolve_path(spec))
     model.check_embedding(ctx.embedding().model_name, ctx.stage)
     unknown = sorted(set(model.classes) - set(lexicon.intents))
     if unknown:
