@@ -89,15 +89,11 @@ def cross_validate(rows: list[tuple[str, str, str]], vectors: np.ndarray, labels
         test = [i for i, row in enumerate(rows) if row[2] == family]
         fit = [i for i, row in enumerate(rows) if row[2] != family]
         model = train(vectors[fit], [labels[i] for i in fit], embedding=embedding, strength=strength)
-        model_right = sum(best(model.probabilities(vectors[i])) == labels[i] for i in test)
+        model_right = sum(model.likeliest(vectors[i])[0] == labels[i] for i in test)
         cue_right = sum((lexicon.detect(rows[i][0]) or [None])[0] == labels[i] for i in test)
         right_model, right_cues = right_model + model_right, right_cues + cue_right
         print(f"| {family} | {len(test)} | {model_right / len(test):.3f} | {cue_right / len(test):.3f} |")
     print(f"| all | {len(rows)} | {right_model / len(rows):.3f} | {right_cues / len(rows):.3f} |")
-
-
-def best(probabilities: dict[str, float]) -> str:
-    return max(probabilities, key=probabilities.__getitem__)
 
 
 if __name__ == "__main__":

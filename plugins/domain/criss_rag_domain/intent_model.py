@@ -83,6 +83,12 @@ class IntentModel:
         odds = np.exp(logits - logits.max())
         return dict(zip(self.classes, (odds / odds.sum()).tolist(), strict=True))
 
+    def likeliest(self, vector: np.ndarray) -> tuple[str, float]:
+        """The most probable intent, with its probability."""
+        probabilities = self.probabilities(vector)
+        best = max(probabilities, key=probabilities.__getitem__)
+        return best, probabilities[best]
+
     def check_embedding(self, name: str, stage: str) -> None:
         if name != self.embedding:
             raise ConfigError(
@@ -142,9 +148,8 @@ class IntentReader:
     def detect(self, text: str) -> list[str]:
         if self.model is None or self.embed is None or self.set_aside:
             return self.lexicon.detect(text)
-        probabilities = self.model.probabilities(self.embed(text))
-        best = max(probabilities, key=probabilities.__getitem__)
-        return [best] if probabilities[best] >= self.min_probability else self.lexicon.detect(text)
+        best, probability = self.model.likeliest(self.embed(text))
+        return [best] if probability >= self.min_probability else self.lexicon.detect(text)
 
 
 def intent_reader(lexicon: IntentLexicon, spec: str | None, min_probability: float,

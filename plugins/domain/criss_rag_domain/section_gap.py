@@ -41,10 +41,10 @@ class SectionIntents:
         self.fields = list(fields)
         self.intents = intents  # reads the sections
         self.reader = reader or IntentReader(intents)  # reads the questions
-        self.set_aside: str | None = None  # why the reader's model is not used on this corpus
         self.by_language: dict[str, set[str]] = {}
 
-    def read(self, nodes: Sequence[Any]) -> None:
+    def read(self, nodes: Sequence[Any]) -> str | None:
+        """Reads the sections; returns why the reader's model is set aside on them (None: it is used)."""
         sections: dict[str, set[str]] = {}  # language -> section values (each read once)
         for node in nodes:
             metadata = getattr(node, "metadata", None) or {}
@@ -53,7 +53,7 @@ class SectionIntents:
                 sections.setdefault(detect_language(getattr(node, "text", "") or ""), set()).add(str(section))
         self.by_language = {language: {i for value in values for i in self.intents.detect(value)}
                             for language, values in sections.items()}
-        self.set_aside = self.reader.read_sections(set().union(*sections.values()))
+        return self.reader.read_sections(set().union(*sections.values()))
 
     def gap(self, question: str, asked: Sequence[str] | None = None) -> list[str]:
         """The intents ``question`` asks about (``asked``, else read) that no section in its own
@@ -95,8 +95,8 @@ class CrossLingualHop:
 
     def check_corpus(self, nodes: Sequence[Any]) -> str | None:
         """Reads the intents each language's sections are on."""
-        self.sections.read(nodes)
-        return f"hop policy 'cross-lingual-hop': {self.sections.set_aside}" if self.sections.set_aside else None
+        set_aside = self.sections.read(nodes)
+        return f"hop policy 'cross-lingual-hop': {set_aside}" if set_aside else None
 
     def next_query(self, query: Query, hits: list[Hit], hop: int) -> str | None:
         if hop > 1 or detect_language(query.text) not in self.params.languages:
