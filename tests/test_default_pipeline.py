@@ -441,3 +441,12 @@ def test_the_intent_model_reads_what_a_question_asks_in_words_no_cue_holds(engin
     reader = next(c for cc, c in engine.pipeline.many("rerankers") if cc.label == "section-intent").intents
     assert reader.model is not None and not reader.set_aside
     assert reader.detect(question) == ["treatment"]
+
+
+def test_an_english_page_is_quoted_where_it_says_what_a_japanese_question_asks(engine):
+    """The staging page is in English only; the quote is its sentence on locally advanced cancer and
+    surgery, not its first sentence (quoted before, and refused as off the point)."""
+    answer = engine.ask("局所進行膵がんと言われました。手術はできないってことですか？")
+    assert not answer.refused, answer.refusal_detail
+    assert answer.citations[0].doc_id == "ncc-5-4-en"
+    assert "Locally advanced pancreatic cancer has grown around major vessels" in answer.text
